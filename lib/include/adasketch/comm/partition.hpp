@@ -1,0 +1,31 @@
+#pragma once
+// Block partition of d features over P ranks (DESIGN.md §3).
+#include "adasketch/types.hpp"
+
+namespace adasketch {
+
+/// Rank p owns the contiguous features [begin(p), end(p)). Blocks have size ceil(d/P) except the
+/// trailing ones, which may be shorter or empty (P > d). This is exactly ScaLAPACK's 1×P
+/// block-cyclic layout with block size ceil(d/P), so a rank's block can be handed to ScaLAPACK
+/// without moving data.
+class BlockPartition {
+ public:
+  /// Requires dim >= 1 and parts >= 1.
+  BlockPartition(index_t dim, int parts);
+
+  index_t dim() const noexcept { return dim_; }
+  int parts() const noexcept { return parts_; }
+  index_t block_size() const noexcept { return block_; }
+  index_t begin(int part) const noexcept;
+  index_t end(int part) const noexcept;
+  index_t size(int part) const noexcept { return end(part) - begin(part); }
+  /// The rank that owns global feature j (0 <= j < dim).
+  int owner(index_t j) const noexcept { return static_cast<int>(j / block_); }
+
+ private:
+  index_t dim_;
+  int parts_;
+  index_t block_;
+};
+
+}  // namespace adasketch

@@ -1,0 +1,45 @@
+#pragma once
+// Dense binary example format, read with MPI-IO so each rank reads only its own columns.
+//
+// Layout (little-endian):  bytes 0..7   magic "ADSKDNS1"
+//                          bytes 8..15  uint64 rows n
+//                          bytes 16..23 uint64 features d
+//                          then n records of (d + 1) float64: label, x_1 .. x_d
+// The file size must be exactly 24 + 8·n·(d+1) bytes.
+#include <string>
+#include <vector>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/data/example_source.hpp"
+
+namespace adasketch {
+
+class DenseBinaryReader final : public ExampleSource {
+ public:
+  /// Collective. Throws InputError for a missing file, a bad header or a wrong size.
+  DenseBinaryReader(const Communicator& comm, const std::string& path, index_t rows_per_read = 256);
+  ~DenseBinaryReader() override;
+  index_t dim() const override { return partition_.dim(); }
+  index_t rows() const noexcept { return rows_; }
+  const BlockPartition& partition() const override { return partition_; }
+  bool next(Example& out) override;
+  void rewind() override;
+
+ private:
+  void read_chunk();
+  Communicator comm_;
+  std::string path_;
+  index_t rows_ = 0;
+  BlockPartition partition_;
+  MPI_File file_ = MPI_FILE_NULL;
+  MPI_Datatype filetype_ = MPI_DATATYPE_NULL;
+  index_t rows_per_read_, chunk_begin_ = 0, chunk_rows_ = 0, cursor_ = 0;
+  std::vector<double> chunk_;   // chunk_rows_ × (local_dim + 1): label then local features
+};
+
+/// Writes examples (label, dense global row) from rank 0's arrays; a test and conversion helper.
+/// `rows` is row-major n × d. Not collective.
+void write_dense_binary(const std::string& path, index_t n, index_t d, const double* labels,
+                        const double* rows);
+
+}  // namespace adasketch

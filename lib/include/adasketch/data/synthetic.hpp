@@ -1,0 +1,43 @@
+#pragma once
+// The papers' synthetic data, generated identically for any rank count (counter-based randomness
+// indexed by global feature). Both draw x = μ·1 + Q diag(s) z with z ~ N(0, I_r) and Q a d×r matrix
+// with orthonormal columns (Gaussian, orthonormalized; rows block-partitioned like every d-vector).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/data/example_source.hpp"
+
+namespace adasketch {
+
+/// ADA-FD paper §4.1 / ADA-GP-DP paper §4.1: x ~ N(μ1, Σ), λ_j(Σ) = λ₀ j^{−α}, y = β*ᵀx with
+/// β* Gaussian normalized to ‖β*‖ = 1.
+struct LowRankRegressionOptions {
+  index_t dim = 500;         ///< d ≥ 1
+  index_t examples = 10000;  ///< T ≥ 1
+  double lambda0 = 100.0;    ///< λ₀ > 0
+  double decay = 2.0;        ///< α ≥ 0
+  double mean = 1.0;         ///< μ
+  /// r: number of leading eigen-directions of Σ generated (the rest of the spectrum is dropped);
+  /// 0 means min(d, 500). λ_r/λ₀ = r^{−α} tells what is dropped.
+  index_t rank = 0;
+  std::uint64_t seed = 1;
+};
+
+/// SON §5.1: x = Q diag(λ)^{1/2} z with λ = (1, …, 1, then d_ill values rising linearly to κ),
+/// y = sign(θᵀx), θ Gaussian.
+struct IllConditionedOptions {
+  index_t dim = 100;
+  index_t examples = 10000;
+  double condition = 100.0;  ///< κ ≥ 1
+  index_t ill_directions = 10;
+  std::uint64_t seed = 1;
+};
+
+std::unique_ptr<ExampleSource> make_low_rank_regression(const Communicator& comm,
+                                                        const LowRankRegressionOptions& options);
+std::unique_ptr<ExampleSource> make_ill_conditioned_classification(const Communicator& comm,
+                                                                   const IllConditionedOptions& options);
+
+}  // namespace adasketch

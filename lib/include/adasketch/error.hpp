@@ -1,0 +1,72 @@
+#pragma once
+// Typed exceptions. Every error carries its context in what(): the failed condition or the
+// MPI/LAPACK routine and its code, or the file and line of bad input.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace adasketch {
+
+/// Base of every exception adasketch throws.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A function argument or command-line option violates its documented condition.
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Bad input data: names the file and, for text formats, the 1-based line.
+class InputError : public Error {
+ public:
+  InputError(const std::string& file, std::int64_t line, const std::string& what);
+  const std::string& file() const noexcept { return file_; }
+  std::int64_t line() const noexcept { return line_; }  ///< 0 when no line applies
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+};
+
+/// An MPI call returned an error code.
+class MpiError : public Error {
+ public:
+  MpiError(const std::string& call, int code);
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+/// A LAPACK or ScaLAPACK routine returned info != 0.
+class LapackError : public Error {
+ public:
+  LapackError(const std::string& routine, long long info);
+  long long info() const noexcept { return info_; }
+
+ private:
+  long long info_;
+};
+
+/// A computation produced a value outside its domain (NaN, Inf, a non-positive pivot).
+class NumericError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+[[noreturn]] void throw_invalid_argument(const char* function, const char* condition,
+                                         const std::string& detail);
+}  // namespace detail
+
+}  // namespace adasketch
+
+/// Checks an argument condition; on failure throws InvalidArgument naming the function and the
+/// condition, e.g. "FrequentDirections: condition 'ell >= 1' failed (ell = 0)".
+#define ADASKETCH_REQUIRE(cond, detail_text)                                        \
+  do {                                                                              \
+    if (!(cond)) ::adasketch::detail::throw_invalid_argument(__func__, #cond, (detail_text)); \
+  } while (0)

@@ -1,0 +1,34 @@
+#pragma once
+// Eigendecomposition of a small symmetric matrix (the ℓ×ℓ sketch Gram), solved redundantly and
+// identically on every rank (DESIGN.md §3). Workspace is kept between calls.
+#include <span>
+#include <vector>
+
+namespace adasketch {
+
+class SymmetricEigen {
+ public:
+  /// Prepares workspace for n×n problems (n >= 1).
+  explicit SymmetricEigen(int n);
+
+  /// Decomposes the row-major symmetric n×n matrix `a` (only its lower triangle is read).
+  /// Afterwards values() is in descending order and vectors() holds the matching eigenvectors as
+  /// columns of a row-major n×n matrix. Throws LapackError (dsyevd) or NumericError (non-finite input).
+  void compute(std::span<const double> a);
+
+  int size() const noexcept { return n_; }
+  std::span<const double> values() const noexcept { return values_; }
+  std::span<const double> vectors() const noexcept { return vectors_; }
+
+ private:
+  int n_;
+  std::vector<double> values_, vectors_, ascending_values_, work_matrix_, work_;
+  std::vector<int> iwork_;
+};
+
+/// In-place Cholesky factorization A = L Lᵀ of a row-major symmetric positive definite n×n matrix;
+/// the lower triangle receives L and the strict upper triangle is zeroed. Throws LapackError
+/// (dpotrf) when A is not positive definite.
+void cholesky_lower(int n, std::span<double> a);
+
+}  // namespace adasketch

@@ -1,0 +1,55 @@
+#pragma once
+// Frequent Directions and Regularized Frequent Directions, distributed by columns.
+//   FD        RFD paper Alg. 1      fast FD   RFD paper Alg. 2 (SON App. G Alg. 8)
+//   RFD       RFD paper Alg. 3      fast RFD  RFD paper Alg. 4
+// The shrink never forms an SVD of the ℓ×d matrix B: the Gram M = BBᵀ is all-reduced and
+// eigendecomposed, M = UΛUᵀ, on every rank, and B ← diag(sqrt(max(λ_i − λ_ℓ, 0)/λ_i)) Uᵀ B
+// (DESIGN.md §3), which is Alg. 1 line 5 written through the right singular vectors V = Λ^{-1/2}UᵀB.
+#include "adasketch/linalg/symmetric_eigen.hpp"
+#include "adasketch/sketch/sketch.hpp"
+
+namespace adasketch {
+
+struct FrequentDirectionsOptions {
+  /// Sketch size ℓ (≥ 1): the number of rows kept after a shrink, and the index of the shrinking
+  /// eigenvalue λ_ℓ (the ℓ-th largest).
+  index_t ell = 10;
+  /// Doubled space (Alg. 2 / Alg. 4): a 2ℓ-row buffer shrunk only when full, O(ℓd) amortized per
+  /// row instead of O(ℓ²d).
+  bool fast = false;
+  /// Regularized FD: also track α ← α + λ_ℓ/2 at every shrink so αI + BᵀB approximates α₀I + AᵀA.
+  bool regularized = false;
+  /// α₀, the initial α of the regularized variant (≥ 0). Ignored when regularized is false.
+  double alpha0 = 0.0;
+};
+
+class FrequentDirections final : public Sketch {
+ public:
+  FrequentDirections(const Communicator& comm, index_t dim, const FrequentDirectionsOptions& options);
+
+  std::string name() const override;
+  double alpha() const noexcept override { return alpha_; }
+  const FrequentDirectionsOptions& options() const noexcept { return options_; }
+  /// Rows of the buffer currently holding data (the next insertion goes to row filled()).
+  index_t filled() const noexcept { return filled_; }
+  /// Number of shrinks performed so far.
+  index_t shrinks() const noexcept { return shrinks_; }
+  /// Sum over shrinks of λ_ℓ, the mass removed from every direction: the FD error certificate
+  /// (‖AᵀA − BᵀB‖₂ ≤ total_shrinkage()).
+  double total_shrinkage() const noexcept { return total_shrinkage_; }
+
+ private:
+  void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
+  void shrink();
+
+  FrequentDirectionsOptions options_;
+  index_t filled_ = 0;
+  index_t shrinks_ = 0;
+  double alpha_;
+  double total_shrinkage_ = 0.0;
+  SymmetricEigen eigen_;
+  std::vector<double> rotation_;  // rows() × rows() scaled eigenvectors used by the shrink
+  std::vector<double> scratch_;   // d_p × rows(): the shrunk block before it replaces the stored one
+};
+
+}  // namespace adasketch

@@ -1,0 +1,32 @@
+#pragma once
+// A row (an example or a gradient) restricted to the calling rank's block of features.
+#include <span>
+
+#include "adasketch/types.hpp"
+
+namespace adasketch {
+
+/// Either dense (values has one entry per local feature) or sparse (ascending local indices in
+/// [0, local_dim) with their values). Views only: the caller owns the memory.
+class LocalRow {
+ public:
+  static LocalRow dense(std::span<const double> values) noexcept { return LocalRow(values, {}, true); }
+  static LocalRow sparse(std::span<const index_t> indices, std::span<const double> values) noexcept {
+    return LocalRow(values, indices, false);
+  }
+
+  bool is_dense() const noexcept { return dense_; }
+  std::span<const double> values() const noexcept { return values_; }
+  std::span<const index_t> indices() const noexcept { return indices_; }
+  /// Sum of squares of the local entries (the caller reduces it over ranks).
+  double local_norm2() const noexcept;
+
+ private:
+  LocalRow(std::span<const double> v, std::span<const index_t> i, bool dense) noexcept
+      : values_(v), indices_(i), dense_(dense) {}
+  std::span<const double> values_;
+  std::span<const index_t> indices_;
+  bool dense_;
+};
+
+}  // namespace adasketch

@@ -1,0 +1,20 @@
+#pragma once
+// Construct a sketch by its method name (the `--method` of `adasketch sketch`).
+#include <memory>
+#include <string>
+
+#include "adasketch/sketch/sketch.hpp"
+
+namespace adasketch {
+
+struct SketchSpec {
+  std::string method = "fast-fd";  ///< fd, fast-fd, rfd, fast-rfd, rp, oja
+  index_t ell = 10;                ///< ℓ ≥ 1
+  std::uint64_t seed = 1;          ///< rp and oja
+  double alpha0 = 0.0;             ///< rfd, fast-rfd
+};
+
+/// Throws InvalidArgument naming the unknown method or the violated condition.
+std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const SketchSpec& spec);
+
+}  // namespace adasketch

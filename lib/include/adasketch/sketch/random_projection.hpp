@@ -1,0 +1,31 @@
+#pragma once
+// Gaussian random-projection sketch: S ← S + r_t a_tᵀ with r_t ∈ R^ℓ i.i.d. N(0, 1/ℓ)
+// (ADA-GP/DP paper §3; SON App. E Alg. 6), so E[SᵀS] = AᵀA.
+#include "adasketch/random/philox.hpp"
+#include "adasketch/sketch/sketch.hpp"
+
+namespace adasketch {
+
+struct RandomProjectionOptions {
+  index_t ell = 10;         ///< Sketch rows ℓ (≥ 1).
+  std::uint64_t seed = 1;   ///< r_t[i] is drawn from counter (t, i) of this seed: rank-independent.
+  /// Recompute the Gram exactly (one ℓ×ℓ Allreduce) every this many insertions to stop round-off
+  /// drift of the rank-2 updates; 0 means every ℓ insertions.
+  index_t gram_refresh = 0;
+};
+
+class RandomProjection final : public Sketch {
+ public:
+  RandomProjection(const Communicator& comm, index_t dim, const RandomProjectionOptions& options);
+  std::string name() const override { return "rp"; }
+  const RandomProjectionOptions& options() const noexcept { return options_; }
+
+ private:
+  void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
+
+  RandomProjectionOptions options_;
+  Philox rng_;
+  std::vector<double> r_;
+};
+
+}  // namespace adasketch

@@ -1,0 +1,83 @@
+#pragma once
+// The interface every sketch shares (DESIGN.md §2–3). A sketch keeps B ∈ R^{R×d} with
+// BᵀB ≈ AᵀA for the rows a_t fed to it (plus αI for the regularized sketches).
+//
+// Distribution: each rank stores the columns of its feature block, feature-major (a feature's R
+// entries contiguous). B is represented as B = diag(row_scale) · Y, where Y is what the rank stores
+// (row_scale is all ones except for Oja's sketch, whose stored rows are orthonormal directions).
+// Products needed by an insertion are Y·a, so a learner can fold them into the one Allreduce it
+// does per example: compute add_local_product() on its own buffer, reduce, call insert().
+#include <span>
+#include <string>
+#include <vector>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/comm/partition.hpp"
+#include "adasketch/sketch/local_row.hpp"
+#include "adasketch/types.hpp"
+
+namespace adasketch {
+
+class Sketch {
+ public:
+  virtual ~Sketch() = default;
+  Sketch(const Sketch&) = delete;
+  Sketch& operator=(const Sketch&) = delete;
+
+  /// Short method name ("fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja").
+  virtual std::string name() const = 0;
+
+  index_t ell() const noexcept { return ell_; }
+  /// Rows of the stored buffer: ℓ, or 2ℓ for the fast (doubled-space) variants.
+  index_t rows() const noexcept { return rows_; }
+  index_t local_dim() const noexcept { return local_dim_; }
+  const BlockPartition& partition() const noexcept { return partition_; }
+  const Communicator& comm() const noexcept { return comm_; }
+  /// Rows inserted so far.
+  index_t inserted() const noexcept { return inserted_; }
+
+  /// The Gram BBᵀ, rows()×rows() row-major; identical on every rank.
+  std::span<const double> gram() const noexcept { return gram_; }
+  /// B = diag(row_scale) · Y; all ones except for Oja's sketch.
+  std::span<const double> row_scale() const noexcept { return row_scale_; }
+  /// The scalar of αI + BᵀB (regularized FD); 0 for the other sketches.
+  virtual double alpha() const noexcept { return 0.0; }
+
+  /// out[0..rows()) += Y_p a_p, the local part of Y·a (sum over ranks to get Y·a).
+  void add_local_product(const LocalRow& a, std::span<double> out) const;
+  /// out[0..local_dim()) += B_pᵀ c for c ∈ R^{rows()}: the local slice of Bᵀc.
+  void add_local_transpose_product(std::span<const double> c, std::span<double> out) const;
+  /// Writes the local block of B (not Y), feature-major: out[j*rows() + i] = B[i, begin + j].
+  void copy_local_block(std::span<double> out) const;
+
+  /// Inserts row a given ya = Y·a (already summed over ranks, rows() entries) and aa = ‖a‖²
+  /// (summed). Collective only when the sketch must re-orthogonalize or shrink.
+  void insert(const LocalRow& a, std::span<const double> ya, double aa);
+  /// Convenience form: computes Y·a and ‖a‖² with one Allreduce of rows()+1 numbers, then inserts.
+  void insert(const LocalRow& a);
+
+ protected:
+  Sketch(const Communicator& comm, index_t dim, index_t ell, index_t rows);
+
+  /// Algorithm-specific insertion; ya and aa are already validated (finite).
+  virtual void do_insert(const LocalRow& a, std::span<const double> ya, double aa) = 0;
+  /// Recomputes gram_ = B Bᵀ exactly from the stored rows (local syrk + one Allreduce).
+  void recompute_gram();
+  /// The stored Y, feature-major d_p × rows().
+  std::span<double> stored() noexcept { return stored_; }
+  std::span<const double> stored() const noexcept { return stored_; }
+  /// Exchanges the stored block with `other` (same size): installs a block computed out of place.
+  void swap_stored(std::vector<double>& other);
+  std::span<double> gram_mut() noexcept { return gram_; }
+  std::span<double> row_scale_mut() noexcept { return row_scale_; }
+
+ private:
+  Communicator comm_;
+  BlockPartition partition_;
+  index_t ell_, rows_, local_dim_;
+  index_t inserted_ = 0;
+  std::vector<double> stored_, gram_, row_scale_, reduce_buffer_;
+  mutable std::vector<double> scaled_coefficients_;  // scratch of add_local_transpose_product
+};
+
+}  // namespace adasketch

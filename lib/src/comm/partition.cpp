@@ -1,0 +1,19 @@
+#include "adasketch/comm/partition.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "adasketch/error.hpp"
+
+namespace adasketch {
+
+BlockPartition::BlockPartition(index_t dim, int parts) : dim_(dim), parts_(parts), block_(1) {
+  ADASKETCH_REQUIRE(dim >= 1, "dim = " + std::to_string(dim));
+  ADASKETCH_REQUIRE(parts >= 1, "parts = " + std::to_string(parts));
+  block_ = (dim + parts - 1) / parts;
+}
+
+index_t BlockPartition::begin(int part) const noexcept { return std::min(dim_, block_ * part); }
+index_t BlockPartition::end(int part) const noexcept { return std::min(dim_, block_ * (part + 1)); }
+
+}  // namespace adasketch

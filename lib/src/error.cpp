@@ -1,0 +1,31 @@
+#include "adasketch/error.hpp"
+
+namespace adasketch {
+
+namespace {
+std::string located(const std::string& file, std::int64_t line, const std::string& what) {
+  std::string message = file;
+  if (line > 0) message.append(":").append(std::to_string(line));
+  message.append(": ").append(what);
+  return message;
+}
+}  // namespace
+
+InputError::InputError(const std::string& file, std::int64_t line, const std::string& what)
+    : Error(located(file, line, what)), file_(file), line_(line) {}
+
+MpiError::MpiError(const std::string& call, int code)
+    : Error(call + " failed with MPI error code " + std::to_string(code)), code_(code) {}
+
+LapackError::LapackError(const std::string& routine, long long info)
+    : Error(routine + " failed with info = " + std::to_string(info)), info_(info) {}
+
+namespace detail {
+void throw_invalid_argument(const char* function, const char* condition, const std::string& detail) {
+  std::string message = std::string(function) + ": condition '" + condition + "' failed";
+  if (!detail.empty()) message += " (" + detail + ")";
+  throw InvalidArgument(message);
+}
+}  // namespace detail
+
+}  // namespace adasketch

@@ -1,0 +1,47 @@
+#include "adasketch/sketch/random_projection.hpp"
+
+#include <cblas.h>
+
+#include <cmath>
+#include <string>
+
+#include "adasketch/error.hpp"
+
+namespace adasketch {
+
+RandomProjection::RandomProjection(const Communicator& comm, index_t dim, const RandomProjectionOptions& options)
+    : Sketch(comm, dim, options.ell, options.ell), options_(options), rng_(options.seed) {
+  ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
+  if (options_.gram_refresh == 0) options_.gram_refresh = options.ell;
+  r_.assign(static_cast<std::size_t>(options.ell), 0.0);
+}
+
+void RandomProjection::do_insert(const LocalRow& a, std::span<const double> ya, double aa) {
+  const index_t R = rows();
+  // r_t ~ N(0, I/ℓ), drawn from counter (t, i): the same vector on every rank.
+  const double scale = 1.0 / std::sqrt(static_cast<double>(options_.ell));
+  const auto t = static_cast<std::uint64_t>(inserted());
+  for (index_t i = 0; i < R; ++i) r_[i] = scale * rng_.normal(t, static_cast<std::uint64_t>(i));
+  // S ← S + r aᵀ: feature j of the feature-major block gains a_j r.
+  auto y = stored();
+  if (a.is_dense()) {
+    if (local_dim() > 0)
+      cblas_dger(CblasRowMajor, static_cast<int>(local_dim()), static_cast<int>(R), 1.0, a.values().data(), 1,
+                 r_.data(), 1, y.data(), static_cast<int>(R));
+  } else {
+    const auto idx = a.indices();
+    const auto v = a.values();
+    for (std::size_t n = 0; n < idx.size(); ++n) {
+      double* feature = y.data() + idx[n] * R;
+      for (index_t i = 0; i < R; ++i) feature[i] += v[n] * r_[i];
+    }
+  }
+  // SSᵀ ← SSᵀ + r pᵀ + p rᵀ + ‖a‖² r rᵀ with p = S_old a (SON App. E Alg. 6 line 2 works on H;
+  // the Gram form is the same rank-2 update).
+  auto g = gram_mut();
+  for (index_t i = 0; i < R; ++i)
+    for (index_t j = 0; j < R; ++j) g[i * R + j] += r_[i] * ya[j] + ya[i] * r_[j] + aa * r_[i] * r_[j];
+  if ((inserted() + 1) % options_.gram_refresh == 0) recompute_gram();
+}
+
+}  // namespace adasketch

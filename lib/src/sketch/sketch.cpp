@@ -1,0 +1,97 @@
+#include "adasketch/sketch/sketch.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "adasketch/error.hpp"
+
+namespace adasketch {
+
+Sketch::Sketch(const Communicator& comm, index_t dim, index_t ell, index_t rows)
+    : comm_(comm), partition_(dim, comm.size()), ell_(ell), rows_(rows), local_dim_(0) {
+  ADASKETCH_REQUIRE(ell >= 1, "ell = " + std::to_string(ell));
+  ADASKETCH_REQUIRE(rows >= ell, "rows = " + std::to_string(rows));
+  local_dim_ = partition_.size(comm.rank());
+  stored_.assign(static_cast<std::size_t>(local_dim_ * rows_), 0.0);
+  gram_.assign(static_cast<std::size_t>(rows_ * rows_), 0.0);
+  row_scale_.assign(static_cast<std::size_t>(rows_), 1.0);
+  reduce_buffer_.assign(static_cast<std::size_t>(rows_ + 1), 0.0);
+  scaled_coefficients_.assign(static_cast<std::size_t>(rows_), 0.0);
+}
+
+void Sketch::add_local_product(const LocalRow& a, std::span<double> out) const {
+  const int r = static_cast<int>(rows_);
+  if (a.is_dense()) {
+    ADASKETCH_REQUIRE(static_cast<index_t>(a.values().size()) == local_dim_,
+                      "dense row has " + std::to_string(a.values().size()) + " local entries");
+    if (local_dim_ == 0) return;
+    // Y_p a_p with Y_p stored feature-major (d_p × R row-major): out += Y_fmᵀ a.
+    cblas_dgemv(CblasRowMajor, CblasTrans, static_cast<int>(local_dim_), r, 1.0, stored_.data(), r,
+                a.values().data(), 1, 1.0, out.data(), 1);
+    return;
+  }
+  const auto idx = a.indices();
+  const auto val = a.values();
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const double* feature = stored_.data() + idx[k] * rows_;
+    const double v = val[k];
+    for (index_t i = 0; i < rows_; ++i) out[i] += v * feature[i];
+  }
+}
+
+void Sketch::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
+  if (local_dim_ == 0) return;
+  const int r = static_cast<int>(rows_);
+  // Bᵀc = Yᵀ (row_scale ∘ c).
+  for (index_t i = 0; i < rows_; ++i) scaled_coefficients_[i] = row_scale_[i] * c[i];
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(local_dim_), r, 1.0, stored_.data(), r,
+              scaled_coefficients_.data(), 1, 1.0, out.data(), 1);
+}
+
+void Sketch::copy_local_block(std::span<double> out) const {
+  ADASKETCH_REQUIRE(static_cast<index_t>(out.size()) >= local_dim_ * rows_, "out is too small");
+  for (index_t j = 0; j < local_dim_; ++j)
+    for (index_t i = 0; i < rows_; ++i) out[j * rows_ + i] = row_scale_[i] * stored_[j * rows_ + i];
+}
+
+void Sketch::insert(const LocalRow& a, std::span<const double> ya, double aa) {
+  ADASKETCH_REQUIRE(static_cast<index_t>(ya.size()) >= rows_, "ya has " + std::to_string(ya.size()) + " entries");
+  if (!std::isfinite(aa)) throw NumericError(name() + " sketch: inserted row has a non-finite entry (‖a‖² = " + std::to_string(aa) + ")");
+  for (index_t i = 0; i < rows_; ++i)
+    if (!std::isfinite(ya[i])) throw NumericError(name() + " sketch: non-finite product Y·a");
+  do_insert(a, ya, aa);
+  ++inserted_;
+}
+
+void Sketch::insert(const LocalRow& a) {
+  std::fill(reduce_buffer_.begin(), reduce_buffer_.end(), 0.0);
+  add_local_product(a, reduce_buffer_);
+  reduce_buffer_[rows_] = a.local_norm2();
+  comm_.allreduce_sum(reduce_buffer_);
+  insert(a, std::span<const double>(reduce_buffer_).first(rows_), reduce_buffer_[rows_]);
+}
+
+void Sketch::swap_stored(std::vector<double>& other) {
+  ADASKETCH_REQUIRE(other.size() == stored_.size(), "other.size() = " + std::to_string(other.size()));
+  stored_.swap(other);
+}
+
+void Sketch::recompute_gram() {
+  std::fill(gram_.begin(), gram_.end(), 0.0);
+  const int r = static_cast<int>(rows_);
+  if (local_dim_ > 0) {
+    // Local Y_p Y_pᵀ = Y_fmᵀ Y_fm (lower triangle), then symmetrize and scale.
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, r, static_cast<int>(local_dim_), 1.0, stored_.data(), r,
+                0.0, gram_.data(), r);
+    for (index_t i = 0; i < rows_; ++i)
+      for (index_t j = 0; j < i; ++j) gram_[j * rows_ + i] = gram_[i * rows_ + j];
+  }
+  comm_.allreduce_sum(gram_);
+  for (index_t i = 0; i < rows_; ++i)
+    for (index_t j = 0; j < rows_; ++j) gram_[i * rows_ + j] *= row_scale_[i] * row_scale_[j];
+}
+
+}  // namespace adasketch
