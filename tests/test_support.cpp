@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "adasketch/sketch/sketch.hpp"
+
 #include <cblas.h>
 #include <lapacke.h>
 
@@ -89,6 +91,27 @@ DenseMatrix random_low_rank(index_t n, index_t d, index_t rank, double noise, un
       m(i, j) = x;
     }
   return m;
+}
+
+DenseMatrix gather_sketch(const Sketch& sketch) {
+  const index_t R = sketch.rows(), d = sketch.partition().dim();
+  const int rank = sketch.comm().rank();
+  const index_t begin = sketch.partition().begin(rank);
+  std::vector<double> local(static_cast<std::size_t>(sketch.local_dim() * R));
+  sketch.copy_local_block(local);
+  DenseMatrix b{R, d, std::vector<double>(static_cast<std::size_t>(R * d), 0.0)};
+  for (index_t j = 0; j < sketch.local_dim(); ++j)
+    for (index_t i = 0; i < R; ++i) b(i, begin + j) = local[j * R + i];
+  sketch.comm().allreduce_sum(b.a);
+  return b;
+}
+
+void feed_dense(Sketch& sketch, const DenseMatrix& a) {
+  const int rank = sketch.comm().rank();
+  for (index_t i = 0; i < a.n; ++i) {
+    const auto slice = local_slice(a, i, sketch.partition(), rank);
+    sketch.insert(LocalRow::dense(slice));
+  }
 }
 
 }  // namespace adasketch::test

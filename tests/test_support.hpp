@@ -42,3 +42,14 @@ ReferenceFd reference_frequent_directions(const DenseMatrix& a, index_t ell, boo
 DenseMatrix random_low_rank(index_t n, index_t d, index_t rank, double noise, unsigned seed);
 
 }  // namespace adasketch::test
+
+namespace adasketch {
+class Sketch;
+}
+
+namespace adasketch::test {
+/// The whole B (R×d row-major) assembled on every rank from the ranks' blocks (collective).
+DenseMatrix gather_sketch(const Sketch& sketch);
+/// Feeds rows [0, a.n) of a dense matrix into the sketch, each rank passing its slice.
+void feed_dense(Sketch& sketch, const DenseMatrix& a);
+}  // namespace adasketch::test

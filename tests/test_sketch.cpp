@@ -1,0 +1,306 @@
+// Sketches against independent dense computations (LAPACK SVD of the whole small A), their
+// guarantees, and agreement across rank counts.
+#include <gtest/gtest.h>
+#include <lapacke.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+
+#include "adasketch/error.hpp"
+#include "adasketch/random/philox.hpp"
+#include "adasketch/sketch/frequent_directions.hpp"
+#include "adasketch/sketch/make_sketch.hpp"
+#include "adasketch/sketch/oja_sketch.hpp"
+#include "adasketch/sketch/random_projection.hpp"
+#include "test_support.hpp"
+
+using namespace adasketch;
+using test::DenseMatrix;
+
+namespace {
+
+struct FdVariant {
+  const char* method;
+  bool fast, regularized;
+};
+const FdVariant kFdVariants[] = {{"fd", false, false}, {"fast-fd", true, false}, {"rfd", false, true}, {"fast-rfd", true, true}};
+
+std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, const char* method, index_t ell, double alpha0 = 0.0,
+                             std::uint64_t seed = 7) {
+  return make_sketch(comm, d, SketchSpec{method, ell, seed, alpha0});
+}
+
+std::vector<double> btb(const Sketch& s) { return test::gram_of_columns(test::gather_sketch(s)); }
+
+// AᵀA − BᵀB − αI as a dense d×d matrix.
+std::vector<double> residual(const DenseMatrix& a, const Sketch& s) {
+  auto e = test::gram_of_columns(a);
+  const auto b = btb(s);
+  for (std::size_t i = 0; i < e.size(); ++i) e[i] -= b[i];
+  for (index_t i = 0; i < a.d; ++i) e[i * a.d + i] -= s.alpha();
+  return e;
+}
+
+double tail_mass(const std::vector<double>& eig_desc, index_t k) {
+  double t = 0.0;
+  for (std::size_t i = static_cast<std::size_t>(k); i < eig_desc.size(); ++i) t += std::max(eig_desc[i], 0.0);
+  return t;
+}
+
+}  // namespace
+
+TEST(FrequentDirections, MatchesDenseSvdReferenceForEveryVariant) {
+  const auto comm = test::world();
+  for (index_t d : {17, 5}) {
+    const auto a = test::random_low_rank(60, d, 4, 0.1, 11);
+    for (const auto& v : kFdVariants)
+      for (index_t ell : {1, 3, 5, 8}) {
+        for (double alpha0 : {0.0, 0.5}) {
+          auto s = make(comm, d, v.method, ell, alpha0);
+          test::feed_dense(*s, a);
+          const auto ref = test::reference_frequent_directions(a, ell, v.fast, v.regularized, alpha0);
+          EXPECT_LT(test::relative_max_diff(btb(*s), ref.btb), 1e-10) << v.method << " ell=" << ell << " d=" << d;
+          EXPECT_NEAR(s->alpha(), ref.alpha, 1e-10 * std::max(1.0, ref.alpha)) << v.method << " ell=" << ell;
+        }
+      }
+  }
+}
+
+TEST(FrequentDirections, GramIsTheGramOfTheStoredRows) {
+  const auto comm = test::world();
+  const auto a = test::random_low_rank(45, 13, 3, 0.2, 5);
+  for (const auto& v : kFdVariants) {
+    auto s = make(comm, a.d, v.method, 4);
+    for (index_t i = 0; i < a.n; ++i) {
+      s->insert(LocalRow::dense(test::local_slice(a, i, s->partition(), comm.rank())));
+      const auto b = test::gather_sketch(*s);
+      // BBᵀ from the assembled rows, R×R
+      std::vector<double> bbt(static_cast<std::size_t>(b.n * b.n), 0.0);
+      for (index_t p = 0; p < b.n; ++p)
+        for (index_t q = 0; q < b.n; ++q)
+          for (index_t j = 0; j < b.d; ++j) bbt[p * b.n + q] += b(p, j) * b(q, j);
+      const std::vector<double> gram(s->gram().begin(), s->gram().end());
+      ASSERT_LT(test::relative_max_diff(gram, bbt), 1e-11) << v.method << " after row " << i;
+    }
+  }
+}
+
+// FD: 0 ⪯ AᵀA − BᵀB and ‖AᵀA − BᵀB‖₂ ≤ ‖A − A_k‖²_F/(ℓ − k) for all k < ℓ; RFD: half of it
+// (RFD paper Theorem 3; DESIGN.md §2).
+TEST(FrequentDirections, SatisfiesItsErrorBoundsOnLowRankData) {
+  const auto comm = test::world();
+  const auto a = test::random_low_rank(300, 40, 6, 0.3, 3);
+  const auto spectrum = test::eigenvalues_desc(test::gram_of_columns(a), a.d);
+  for (const auto& v : kFdVariants)
+    for (index_t ell : {2, 5, 10, 20}) {
+      auto s = make(comm, a.d, v.method, ell);
+      test::feed_dense(*s, a);
+      const auto e = test::eigenvalues_desc(residual(a, *s), a.d);
+      const double err = std::max(std::abs(e.front()), std::abs(e.back()));
+      if (!v.regularized) {
+        EXPECT_GE(e.back(), -1e-9 * spectrum.front()) << v.method << " ell=" << ell;
+        EXPECT_LE(err, static_cast<const FrequentDirections&>(*s).total_shrinkage() * (1 + 1e-9));
+      }
+      for (index_t k = 0; k < ell; ++k) {
+        const double bound = tail_mass(spectrum, k) / static_cast<double>(ell - k) / (v.regularized ? 2.0 : 1.0);
+        EXPECT_LE(err, bound * (1 + 1e-9) + 1e-9) << v.method << " ell=" << ell << " k=" << k;
+      }
+    }
+}
+
+TEST(FrequentDirections, RegularizedErrorIsBelowPlainFd) {
+  const auto comm = test::world();
+  const auto a = test::random_low_rank(400, 30, 5, 0.5, 9);
+  for (index_t ell : {3, 6, 10}) {
+    for (bool fast : {false, true}) {
+      auto fd = make(comm, a.d, fast ? "fast-fd" : "fd", ell);
+      auto rfd = make(comm, a.d, fast ? "fast-rfd" : "rfd", ell);
+      test::feed_dense(*fd, a);
+      test::feed_dense(*rfd, a);
+      const auto e_fd = test::eigenvalues_desc(residual(a, *fd), a.d);
+      const auto e_rfd = test::eigenvalues_desc(residual(a, *rfd), a.d);
+      const double err_fd = std::max(std::abs(e_fd.front()), std::abs(e_fd.back()));
+      const double err_rfd = std::max(std::abs(e_rfd.front()), std::abs(e_rfd.back()));
+      EXPECT_LT(err_rfd, err_fd) << "ell=" << ell << " fast=" << fast;
+      // RFD's α is half of FD's total shrinkage and BᵀB is the same: ‖E_RFD‖ ≤ ‖E_FD‖ − α ... ≥ half.
+      EXPECT_NEAR(rfd->alpha(), static_cast<const FrequentDirections&>(*fd).total_shrinkage() / 2.0,
+                  1e-9 * (1.0 + rfd->alpha()));
+    }
+  }
+}
+
+// Runs a sketch on MPI_COMM_SELF (1-rank reference, computed in the same run) and on the world
+// communicator, and compares their Grams and BᵀB.
+void expect_rank_independent(const char* method, const DenseMatrix& a, index_t ell, bool sparse = false) {
+  const auto world = test::world();
+  const Communicator self(MPI_COMM_SELF);
+  auto ref = make(self, a.d, method, ell, 0.0, 99);
+  auto dist = make(world, a.d, method, ell, 0.0, 99);
+  for (index_t i = 0; i < a.n; ++i) {
+    for (Sketch* s : {ref.get(), dist.get()}) {
+      const int rank = s->comm().rank();
+      const auto slice = test::local_slice(a, i, s->partition(), rank);
+      if (!sparse) {
+        s->insert(LocalRow::dense(slice));
+      } else {
+        std::vector<index_t> idx;
+        std::vector<double> val;
+        for (std::size_t j = 0; j < slice.size(); ++j)
+          if (slice[j] != 0.0) {
+            idx.push_back(static_cast<index_t>(j));
+            val.push_back(slice[j]);
+          }
+        s->insert(LocalRow::sparse(idx, val));
+      }
+    }
+  }
+  const std::vector<double> g_ref(ref->gram().begin(), ref->gram().end()), g(dist->gram().begin(), dist->gram().end());
+  EXPECT_LT(test::relative_max_diff(g, g_ref), 1e-10) << method;
+  EXPECT_LT(test::relative_max_diff(btb(*dist), btb(*ref)), 1e-10) << method;
+  EXPECT_NEAR(dist->alpha(), ref->alpha(), 1e-10 * (1.0 + ref->alpha())) << method;
+}
+
+TEST(Sketches, SameResultAtEveryRankCount) {
+  const auto a = test::random_low_rank(80, 23, 4, 0.2, 21);
+  for (const char* m : {"fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja"}) expect_rank_independent(m, a, 5);
+}
+
+TEST(Sketches, SparseRowsGiveTheSameSketchAsDense) {
+  auto a = test::random_low_rank(50, 19, 3, 0.1, 8);
+  for (index_t i = 0; i < a.n; ++i)
+    for (index_t j = 0; j < a.d; ++j)
+      if ((i + 2 * j) % 3 != 0) a(i, j) = 0.0;
+  for (const char* m : {"fd", "fast-rfd", "rp", "oja"}) {
+    const auto world = test::world();
+    auto dense = make(world, a.d, m, 4, 0.0, 5), sparse = make(world, a.d, m, 4, 0.0, 5);
+    test::feed_dense(*dense, a);
+    for (index_t i = 0; i < a.n; ++i) {
+      const auto slice = test::local_slice(a, i, sparse->partition(), world.rank());
+      std::vector<index_t> idx;
+      std::vector<double> val;
+      for (std::size_t j = 0; j < slice.size(); ++j)
+        if (slice[j] != 0.0) {
+          idx.push_back(static_cast<index_t>(j));
+          val.push_back(slice[j]);
+        }
+      sparse->insert(LocalRow::sparse(idx, val));
+    }
+    EXPECT_LT(test::relative_max_diff(btb(*sparse), btb(*dense)), 1e-12) << m;
+  }
+}
+
+TEST(Sketches, EdgeCasesAgreeWithDenseReference) {
+  const auto comm = test::world();
+  // ℓ ≥ d: FD keeps A exactly (BᵀB = AᵀA), for d not divisible by P and P > d.
+  for (index_t d : {1, 2, 4, 7}) {
+    const auto a = test::random_low_rank(12, d, std::min<index_t>(d, 2), 0.3, 4);
+    for (const auto& v : kFdVariants) {
+      auto s = make(comm, d, v.method, d + 1);
+      test::feed_dense(*s, a);
+      EXPECT_LT(test::relative_max_diff(btb(*s), test::gram_of_columns(a)), 1e-11) << v.method << " d=" << d;
+      double trace = 0.0;
+      for (double x : a.a) trace += x * x;
+      EXPECT_LE(s->alpha(), 1e-13 * trace);  // λ_ℓ = 0 up to round-off
+    }
+  }
+  // All-zero rows, repeated rows and a single row.
+  DenseMatrix zeros{5, 6, std::vector<double>(30, 0.0)};
+  DenseMatrix repeated = test::random_low_rank(1, 6, 1, 0.0, 2);
+  DenseMatrix single = repeated;
+  for (int r = 0; r < 9; ++r) repeated.a.insert(repeated.a.end(), single.a.begin(), single.a.end());
+  repeated.n = 10;
+  for (const DenseMatrix* a : {&zeros, &repeated, &single})
+    for (const auto& v : kFdVariants) {
+      auto s = make(comm, a->d, v.method, 3);
+      test::feed_dense(*s, *a);
+      const auto ref = test::reference_frequent_directions(*a, 3, v.fast, v.regularized, 0.0);
+      EXPECT_LT(test::relative_max_diff(btb(*s), ref.btb), 1e-11) << v.method << " n=" << a->n;
+      // A rank-one stream is kept exactly.
+      EXPECT_LT(test::relative_max_diff(btb(*s), test::gram_of_columns(*a)), 1e-11) << v.method;
+    }
+  for (const char* m : {"rp", "oja"}) {
+    auto s = make(comm, 6, m, 3);
+    test::feed_dense(*s, zeros);
+    for (double g : s->gram()) EXPECT_EQ(g, 0.0) << m;
+  }
+}
+
+TEST(Sketches, RejectBadArguments) {
+  const auto comm = test::world();
+  EXPECT_THROW(make(comm, 10, "fd", 0), InvalidArgument);
+  EXPECT_THROW(make(comm, 10, "fast-rfd", -2), InvalidArgument);
+  EXPECT_THROW(make(comm, 10, "svd", 3), InvalidArgument);
+  EXPECT_THROW(make(comm, 0, "fd", 3), InvalidArgument);
+  EXPECT_THROW(make(comm, 3, "oja", 4), InvalidArgument);  // orthonormal rows need ℓ ≤ d
+  EXPECT_THROW(make(comm, 10, "rfd", 3, -1.0), InvalidArgument);
+  auto s = make(comm, 4, "fd", 2);
+  std::vector<double> bad(static_cast<std::size_t>(s->local_dim()), std::numeric_limits<double>::quiet_NaN());
+  // Every rank sees the NaN in ‖a‖² after the reduction unless its slice is empty on all ranks.
+  EXPECT_THROW(s->insert(LocalRow::dense(bad)), NumericError);
+  std::vector<double> wrong_size(static_cast<std::size_t>(s->local_dim() + 1), 1.0);
+  EXPECT_THROW(s->insert(LocalRow::dense(wrong_size)), InvalidArgument);
+}
+
+// E[SᵀS] = AᵀA for the Gaussian projection (r_t ~ N(0, I/ℓ)); averaged over seeds.
+TEST(RandomProjection, IsUnbiasedOverSeeds) {
+  const auto comm = test::world();
+  const auto a = test::random_low_rank(8, 5, 2, 0.2, 6);
+  const auto ata = test::gram_of_columns(a);
+  std::vector<double> mean(ata.size(), 0.0);
+  const int seeds = 400;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    RandomProjection s(comm, a.d, RandomProjectionOptions{4, static_cast<std::uint64_t>(seed), 0});
+    test::feed_dense(s, a);
+    const auto b = btb(s);
+    for (std::size_t i = 0; i < b.size(); ++i) mean[i] += b[i] / seeds;
+  }
+  EXPECT_LT(test::relative_max_diff(mean, ata), 0.1);
+}
+
+// Oja's sketch against a dense implementation of SON eq. (4) with Householder QR (LAPACK dgeqrf)
+// as the orthonormalizing step, started from the same Gaussian V_0.
+TEST(OjaSketch, MatchesDenseEquation4) {
+  const auto comm = test::world();
+  const auto a = test::random_low_rank(40, 9, 3, 0.2, 12);
+  const index_t ell = 3, d = a.d;
+  const std::uint64_t seed = 17;
+  OjaSketch s(comm, d, OjaSketchOptions{ell, seed, 1.0, 0});
+  test::feed_dense(s, a);
+
+  const Philox rng(seed);
+  std::vector<double> v(static_cast<std::size_t>(ell * d));  // row-major ℓ×d
+  for (index_t i = 0; i < ell; ++i)
+    for (index_t j = 0; j < d; ++j) v[i * d + j] = rng.normal(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j));
+  auto orth = [&](std::vector<double>& m) {
+    // Rows of m (ℓ×d) → Q with the same row-by-row Gram–Schmidt span: QR of mᵀ (d×ℓ), positive diag R.
+    std::vector<double> mt(static_cast<std::size_t>(d * ell)), tau(static_cast<std::size_t>(ell));
+    for (index_t i = 0; i < ell; ++i)
+      for (index_t j = 0; j < d; ++j) mt[j * ell + i] = m[i * d + j];
+    ASSERT_EQ(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), mt.data(), static_cast<int>(ell), tau.data()), 0);
+    std::vector<double> sign(static_cast<std::size_t>(ell));
+    for (index_t i = 0; i < ell; ++i) sign[i] = mt[i * ell + i] < 0 ? -1.0 : 1.0;
+    ASSERT_EQ(LAPACKE_dorgqr(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), static_cast<int>(ell), mt.data(), static_cast<int>(ell), tau.data()), 0);
+    for (index_t i = 0; i < ell; ++i)
+      for (index_t j = 0; j < d; ++j) m[i * d + j] = sign[i] * mt[j * ell + i];
+  };
+  orth(v);
+  std::vector<double> lambda(static_cast<std::size_t>(ell), 0.0), p(static_cast<std::size_t>(ell));
+  for (index_t t = 1; t <= a.n; ++t) {
+    const double gamma = 1.0 / static_cast<double>(t);
+    for (index_t i = 0; i < ell; ++i) {
+      p[i] = 0.0;
+      for (index_t j = 0; j < d; ++j) p[i] += v[i * d + j] * a(t - 1, j);
+      lambda[i] = (1 - gamma) * lambda[i] + gamma * p[i] * p[i];
+    }
+    for (index_t i = 0; i < ell; ++i)
+      for (index_t j = 0; j < d; ++j) v[i * d + j] += gamma * p[i] * a(t - 1, j);
+    orth(v);
+  }
+  DenseMatrix sref{ell, d, v};
+  for (index_t i = 0; i < ell; ++i)
+    for (index_t j = 0; j < d; ++j) sref(i, j) *= std::sqrt(static_cast<double>(a.n) * lambda[i]);
+  EXPECT_LT(test::relative_max_diff(btb(s), test::gram_of_columns(sref)), 1e-9);
+  for (index_t i = 0; i < ell; ++i) EXPECT_NEAR(s.eigenvalues()[i], lambda[i], 1e-9 * (1 + lambda[i]));
+}
