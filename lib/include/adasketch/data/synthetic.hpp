@@ -1,7 +1,9 @@
 #pragma once
 // The papers' synthetic data, generated identically for any rank count (counter-based randomness
-// indexed by global feature). Both draw x = μ·1 + Q diag(s) z with z ~ N(0, I_r) and Q a d×r matrix
-// with orthonormal columns (Gaussian, orthonormalized; rows block-partitioned like every d-vector).
+// indexed by global feature and example; to round-off). Both draw x = μ·1 + Q diag(s) z (+ g) with
+// z ~ N(0, I_r), Q a d×r matrix with orthonormal columns (Gaussian, orthonormalized; rows
+// block-partitioned like every d-vector) and, for the SON data only, g ~ N(0, I_d). Examples are
+// dense; position t is 1-based. Each next() makes one small Allreduce (the label).
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,13 +27,14 @@ struct LowRankRegressionOptions {
   std::uint64_t seed = 1;
 };
 
-/// SON §5.1: x = Q diag(λ)^{1/2} z with λ = (1, …, 1, then d_ill values rising linearly to κ),
-/// y = sign(θᵀx), θ Gaussian.
+/// SON §5.1: x ~ N(0, V diag(λ) Vᵀ), V a random orthonormal basis, λ = (1, …, 1, then d_ill
+/// values 1 + (κ−1)i/d_ill, i = 1..d_ill, rising linearly to κ); y = sign(θᵀx) (+1 at 0), θ
+/// Gaussian. Drawn as x = g + Q diag(λ_i − 1)^{1/2} z with Q d×d_ill (the same law, O(d·d_ill) work).
 struct IllConditionedOptions {
   index_t dim = 100;
   index_t examples = 10000;
   double condition = 100.0;  ///< κ ≥ 1
-  index_t ill_directions = 10;
+  index_t ill_directions = 10;  ///< 0 <= d_ill <= d
   std::uint64_t seed = 1;
 };
 

@@ -1,0 +1,105 @@
+#include "libsvm_line.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace adasketch::detail {
+
+namespace {
+
+enum class Number { ok, malformed, non_finite };
+
+bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
+
+// Joins message pieces (append only: GCC 12 gives a false -Wrestrict on prepending operator+).
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::string out;
+  (out.append(parts), ...);
+  return out;
+}
+
+std::string quoted(std::string_view token) { return concat("'", token, "'"); }
+
+// The whole token must be a finite double (an optional leading '+' is allowed, as in "+1").
+Number parse_finite(std::string_view token, double& value) {
+  if (token.size() > 1 && token[0] == '+' && token[1] != '+' && token[1] != '-') token.remove_prefix(1);
+  const char* end = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+  if (ptr != end || (ec != std::errc() && ec != std::errc::result_out_of_range)) return Number::malformed;
+  // Out of range: strtod tells overflow (±HUGE_VAL, rejected below) from underflow (a tiny value).
+  if (ec == std::errc::result_out_of_range) value = std::strtod(std::string(token).c_str(), nullptr);
+  return std::isfinite(value) ? Number::ok : Number::non_finite;
+}
+
+}  // namespace
+
+LineKind parse_libsvm_line(std::string_view text, const LibsvmLineFilter& filter, LibsvmLine& line,
+                           std::vector<index_t>& indices, std::vector<double>& values) {
+  indices.clear();
+  values.clear();
+  line.features = 0;
+  line.last_index = 0;
+  if (const auto hash = text.find('#'); hash != std::string_view::npos) text = text.substr(0, hash);
+  std::size_t pos = 0;
+  // Next blank-separated token, or an empty view at the end of the line.
+  const auto next_token = [&]() {
+    while (pos < text.size() && is_blank(text[pos])) ++pos;
+    const std::size_t start = pos;
+    while (pos < text.size() && !is_blank(text[pos])) ++pos;
+    return text.substr(start, pos - start);
+  };
+  const auto fail = [&](std::string reason) {
+    line.error = std::move(reason);
+    return LineKind::malformed;
+  };
+
+  const std::string_view label = next_token();
+  if (label.empty()) return LineKind::blank;
+  switch (parse_finite(label, line.label)) {
+    case Number::ok: break;
+    case Number::malformed: return fail(concat("invalid label ", quoted(label), " (expected a number)"));
+    case Number::non_finite: return fail(concat("label ", quoted(label), " is not finite"));
+  }
+
+  for (std::string_view token = next_token(); !token.empty(); token = next_token()) {
+    const auto colon = token.find(':');
+    if (colon == std::string_view::npos)
+      return fail(concat("feature ", quoted(token), " has no ':' (expected index:value)"));
+    const std::string_view index_text = token.substr(0, colon), value_text = token.substr(colon + 1);
+    index_t index = 0;
+    const char* index_end = index_text.data() + index_text.size();
+    const auto [ptr, ec] = std::from_chars(index_text.data(), index_end, index);
+    if (ec != std::errc() || ptr != index_end)
+      return fail(concat("invalid feature index ", quoted(index_text), " (expected a positive integer)"));
+    if (index < 1) return fail(concat("feature index ", std::to_string(index), " is not >= 1 (indices are 1-based)"));
+    if (index == line.last_index) return fail(concat("duplicate feature index ", std::to_string(index)));
+    if (index < line.last_index)
+      return fail(concat("feature index ", std::to_string(index), " follows ", std::to_string(line.last_index),
+                         " (indices must be strictly ascending)"));
+    if (filter.max_index > 0 && index > filter.max_index)
+      return fail(concat("feature index ", std::to_string(index), " exceeds the dimension ", std::to_string(filter.max_index)));
+    if (filter.validated && index >= filter.keep_end) break;
+    line.last_index = index;
+    ++line.features;
+    const bool keep = index >= filter.keep_begin && index < filter.keep_end;
+    if (!keep && filter.validated) continue;
+    double value = 0.0;
+    switch (parse_finite(value_text, value)) {
+      case Number::ok: break;
+      case Number::malformed:
+        return fail(concat("invalid value ", quoted(value_text), " for feature ", std::to_string(index)));
+      case Number::non_finite:
+        return fail(concat("value ", quoted(value_text), " for feature ", std::to_string(index), " is not finite"));
+    }
+    if (keep) {
+      indices.push_back(index - filter.keep_begin);
+      values.push_back(value);
+    }
+  }
+  return LineKind::example;
+}
+
+}  // namespace adasketch::detail
