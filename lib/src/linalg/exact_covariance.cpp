@@ -130,7 +130,8 @@ class ExactCovariance::Impl {
                       "sketch of dimension " + std::to_string(sketch.partition().dim()) + " over " +
                           std::to_string(sketch.partition().parts()) + " ranks");
     const std::vector<double>& lambda = covariance_eigenvalues();
-    // E = AᵀA − BᵀB − αI: B (R×d) arrives feature-major, i.e. column-major R×d_p in the 1×P layout.
+    // E = (α₀I + AᵀA) − (αI + BᵀB) (RFD paper §5.1): B (R×d) arrives feature-major, i.e.
+    // column-major R×d_p in the 1×P layout.
     const int r = checked_int(sketch.rows(), "sketch rows");
     DistributedMatrix b_slices(slices_, r, d_, r, static_cast<int>(partition_.block_size()));
     sketch.copy_local_block(b_slices.local());
@@ -140,7 +141,7 @@ class ExactCovariance::Impl {
     const double minus_one = -1.0, one = 1.0;
     pdsyrk_("L", "T", &d_, &r, &minus_one, b_grid.data(), &kOne, &kOne, b_grid.desc(), &one, e.data(), &kOne,
             &kOne, e.desc());
-    e.add_to_diagonal(-sketch.alpha());
+    e.add_to_diagonal(sketch.alpha0() - sketch.alpha());
     const std::vector<double> mu = eigenvalues(e);
 
     SketchError out;

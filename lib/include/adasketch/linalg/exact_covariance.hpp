@@ -12,11 +12,12 @@
 namespace adasketch {
 
 struct SketchError {
-  double spectral_error = 0.0;   ///< ‖AᵀA − BᵀB − αI‖₂
+  /// ‖(α₀I + AᵀA) − (αI + BᵀB)‖₂ = ‖AᵀA − BᵀB − (α − α₀)I‖₂ (α = α₀ = 0 except regularized FD).
+  double spectral_error = 0.0;
   double a_norm2 = 0.0;          ///< ‖A‖₂² = λ_max(AᵀA)
   double relative_error = 0.0;   ///< spectral_error / a_norm2 (0 when A = 0)
-  double min_eigenvalue = 0.0;   ///< λ_min(AᵀA − BᵀB − αI); ≥ −round-off for FD (0 ⪯ AᵀA − BᵀB)
-  double max_eigenvalue = 0.0;   ///< λ_max(AᵀA − BᵀB − αI)
+  double min_eigenvalue = 0.0;   ///< λ_min of the same difference; ≥ −round-off for FD (0 ⪯ AᵀA − BᵀB)
+  double max_eigenvalue = 0.0;   ///< λ_max of the same difference
   /// tail[k] = ‖A − A_k‖_F² = Σ_{i>k} λ_i(AᵀA) for k = 0 .. min(d, ℓ)
   std::vector<double> tail;
   /// FD bound ‖A − A_k‖_F²/(ℓ − k) (halved for the regularized sketch) for k < ℓ.

@@ -29,6 +29,7 @@ class FrequentDirections final : public Sketch {
 
   std::string name() const override;
   double alpha() const noexcept override { return alpha_; }
+  double alpha0() const noexcept override { return options_.regularized ? options_.alpha0 : 0.0; }
   const FrequentDirectionsOptions& options() const noexcept { return options_; }
   /// Rows of the buffer currently holding data (the next insertion goes to row filled()).
   index_t filled() const noexcept { return filled_; }

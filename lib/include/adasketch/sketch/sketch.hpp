@@ -42,6 +42,8 @@ class Sketch {
   std::span<const double> row_scale() const noexcept { return row_scale_; }
   /// The scalar of αI + BᵀB (regularized FD); 0 for the other sketches.
   virtual double alpha() const noexcept { return 0.0; }
+  /// α₀: αI + BᵀB approximates α₀I + AᵀA (regularized FD); 0 for the other sketches.
+  virtual double alpha0() const noexcept { return 0.0; }
 
   /// out[0..rows()) += Y_p a_p, the local part of Y·a (sum over ranks to get Y·a).
   void add_local_product(const LocalRow& a, std::span<double> out) const;
