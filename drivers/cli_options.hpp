@@ -1,0 +1,82 @@
+#pragma once
+// Long-option parsing shared by the drivers' subcommands.
+//
+// Every option takes exactly one value, given as `--name VALUE` or `--name=VALUE` (so `--ell -3`
+// reads -3 as the value of --ell). Values are validated by type when parsed. Every problem throws
+// adasketch::InvalidArgument whose message names the option: unknown options, a missing value, a
+// non-numeric or non-finite number, a repeated option, a missing required option, and a stray
+// positional argument. `--help` (or `-h`) anywhere requests the usage text instead.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "json_writer.hpp"
+
+namespace adasketch::driver {
+
+enum class OptionType {
+  String,    ///< any text
+  Integer,   ///< signed 64-bit integer (decimal)
+  Unsigned,  ///< unsigned 64-bit integer (decimal), e.g. a seed
+  Real,      ///< finite floating-point number
+};
+
+class OptionParser {
+ public:
+  /// `command` is the full command name shown in messages ("adasketch sketch"); `synopsis` the
+  /// argument line of the usage text; `description` the paragraph below it.
+  OptionParser(std::string command, std::string synopsis, std::string description);
+
+  /// Declares an option with a default value (numeric defaults must parse as their type).
+  void optional(std::string name, OptionType type, std::string value_name, std::string default_value,
+                std::string help);
+  /// Declares an optional option without a default (a String; reported as null when absent).
+  void optional(std::string name, std::string value_name, std::string help);
+  /// Declares an option that must be given.
+  void required(std::string name, OptionType type, std::string value_name, std::string help);
+
+  /// Parses the arguments that follow the command name. Throws InvalidArgument naming the option.
+  void parse(std::span<const std::string> args);
+
+  bool help_requested() const noexcept { return help_; }
+  std::string usage() const;
+  const std::string& command() const noexcept { return command_; }
+
+  /// Whether the option was given on the command line (not just defaulted).
+  bool given(const std::string& name) const;
+  /// The option's value (given or default); empty for an absent option without a default.
+  const std::string& text(const std::string& name) const;
+  std::int64_t integer(const std::string& name) const;
+  std::uint64_t unsigned_integer(const std::string& name) const;
+  double real(const std::string& name) const;
+
+  /// Writes an object member per declared option (given or default), typed: numbers as numbers,
+  /// absent optional strings as null.
+  void write_json(JsonWriter& json) const;
+
+ private:
+  struct Spec {
+    std::string name, value_name, help, default_value;
+    OptionType type;
+    bool required = false, has_default = false;
+    bool given = false;
+    std::string value;
+  };
+  Spec& add(std::string name, OptionType type, std::string value_name, std::string help);
+  const Spec& spec(const std::string& name) const;
+  Spec* find(const std::string& name);
+  static void validate(const Spec& s, const std::string& value);
+
+  std::string command_, synopsis_, description_;
+  std::vector<Spec> specs_;
+  bool help_ = false;
+};
+
+/// Strict number parsing (the whole text must be the number). Throw InvalidArgument mentioning
+/// `what` (e.g. "option --ell") on failure.
+std::int64_t parse_integer(const std::string& text, const std::string& what);
+std::uint64_t parse_unsigned(const std::string& text, const std::string& what);
+double parse_real(const std::string& text, const std::string& what);
+
+}  // namespace adasketch::driver

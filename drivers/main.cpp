@@ -1,0 +1,48 @@
+// `adasketch <command> [options]`: dispatch to the subcommands, with the error protocol of
+// collective_errors.hpp around them.
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "collective_errors.hpp"
+#include "commands.hpp"
+
+namespace adasketch::driver {
+namespace {
+
+constexpr std::array kCommands{
+    Command{"sketch", "stream a data file into a matrix sketch and report its exact spectral error", run_sketch},
+};
+
+std::string top_usage() {
+  std::string u = std::string("usage: ") + kProgram + " <command> [options]\n\ncommands:\n";
+  for (const Command& c : kCommands) {
+    std::string name = c.name;
+    u += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + c.summary + "\n";
+  }
+  u += std::string("\nRun '") + kProgram + " <command> --help' for the options of a command.\n" +
+       "Under Open MPI, run as `mpirun --quiet -np N " + kProgram +
+       " ...` so that errors are reported by a single line.\n";
+  return u;
+}
+
+int dispatch(const Communicator& world, std::span<const std::string> args) {
+  if (args.empty())
+    throw InvalidArgument(std::string("missing command (run '") + kProgram + " --help' for the list)");
+  const std::string& name = args[0];
+  if (name == "--help" || name == "-h" || name == "help") {
+    if (world.rank() == 0) std::fputs(top_usage().c_str(), stdout);
+    return 0;
+  }
+  for (const Command& c : kCommands)
+    if (name == c.name) return c.run(world, args.subspan(1));
+  throw InvalidArgument("unknown command '" + name + "' (run '" + kProgram + " --help' for the list)");
+}
+
+}  // namespace
+}  // namespace adasketch::driver
+
+int main(int argc, char** argv) {
+  return adasketch::driver::run_mpi_main(argc, argv, adasketch::driver::kProgram, adasketch::driver::dispatch);
+}

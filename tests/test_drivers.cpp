@@ -1,0 +1,165 @@
+// Unit tests of the drivers' shared pieces: JSON writer, option parser, collective errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "adasketch/error.hpp"
+#include "cli_options.hpp"
+#include "collective_errors.hpp"
+#include "json_writer.hpp"
+#include "test_support.hpp"
+
+using namespace adasketch;
+using namespace adasketch::driver;
+
+TEST(JsonWriter, EscapesStrings) {
+  EXPECT_EQ(JsonWriter::quote("plain"), "\"plain\"");
+  EXPECT_EQ(JsonWriter::quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(JsonWriter::quote("tab\tnl\ncr\r"), "\"tab\\tnl\\ncr\\r\"");
+  EXPECT_EQ(JsonWriter::quote(std::string("nul\0x", 5)), "\"nul\\u0000x\"");
+  EXPECT_EQ(JsonWriter::quote("\x01\x1f\x7f"), "\"\\u0001\\u001f\\u007f\"");
+  EXPECT_EQ(JsonWriter::quote("ℓ = α"), "\"ℓ = α\"");                   // valid UTF-8 passes through
+  EXPECT_EQ(JsonWriter::quote("caf\xe9.svm"), "\"caf\\ufffd.svm\"");     // Latin-1 byte: replaced
+  EXPECT_EQ(JsonWriter::quote("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a UTF-16 surrogate
+  EXPECT_EQ(JsonWriter::quote("\xe2\x82"), "\"\\ufffd\\ufffd\"");        // truncated sequence
+}
+
+TEST(JsonWriter, NumbersRoundTripAndNonFiniteIsNull) {
+  for (double v : {0.1, 1.0 / 3.0, -2.5e-300, 1e300, 123456789.123456789, -0.0,
+                   std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max()}) {
+    const std::string text = JsonWriter::number(v);
+    EXPECT_EQ(std::strtod(text.c_str(), nullptr), v) << text;
+  }
+  EXPECT_EQ(JsonWriter::number(std::nan("")), "null");
+  EXPECT_EQ(JsonWriter::number(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(JsonWriter::number(-std::numeric_limits<double>::infinity()), "null");
+}
+
+TEST(JsonWriter, WritesNestedDocument) {
+  JsonWriter j;
+  j.begin_object();
+  j.member("name", "x");
+  j.member("n", std::int64_t{-3});
+  j.member("u", std::uint64_t{18446744073709551615ull});
+  j.member("ok", true);
+  j.member("bad", std::nan(""));
+  j.key("list");
+  j.begin_array();
+  j.value(1);
+  j.value(2.5);
+  j.null();
+  j.end_array();
+  j.key("empty");
+  j.begin_object();
+  j.end_object();
+  j.end_object();
+  EXPECT_EQ(j.str(),
+            "{\n  \"name\": \"x\",\n  \"n\": -3,\n  \"u\": 18446744073709551615,\n  \"ok\": true,\n"
+            "  \"bad\": null,\n  \"list\": [\n    1,\n    2.5,\n    null\n  ],\n  \"empty\": {}\n}\n");
+  JsonWriter bad;
+  bad.begin_object();
+  EXPECT_THROW(bad.value(1), Error);  // member without a key
+}
+
+namespace {
+OptionParser parser() {
+  OptionParser p("prog cmd", "[options]", "Test.");
+  p.required("name", OptionType::String, "NAME", "a name");
+  p.optional("count", OptionType::Integer, "N", "10", "a count");
+  p.optional("seed", OptionType::Unsigned, "S", "1", "a seed");
+  p.optional("rate", OptionType::Real, "R", "0.5", "a rate");
+  p.optional("out", "FILE", "an output");
+  return p;
+}
+
+std::string parse_error(std::vector<std::string> args) {
+  OptionParser p = parser();
+  try {
+    p.parse(args);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(OptionParser, ParsesValuesAndDefaults) {
+  OptionParser p = parser();
+  p.parse(std::vector<std::string>{"--name", "a b", "--count=-7", "--rate", "2e-3"});
+  EXPECT_EQ(p.text("name"), "a b");
+  EXPECT_EQ(p.integer("count"), -7);
+  EXPECT_EQ(p.unsigned_integer("seed"), 1u);
+  EXPECT_DOUBLE_EQ(p.real("rate"), 2e-3);
+  EXPECT_TRUE(p.given("count"));
+  EXPECT_FALSE(p.given("seed"));
+  EXPECT_EQ(p.text("out"), "");
+  JsonWriter j;
+  j.begin_object();
+  p.write_json(j);
+  j.end_object();
+  EXPECT_EQ(j.str(), "{\n  \"name\": \"a b\",\n  \"count\": -7,\n  \"seed\": 1,\n  \"rate\": 0.002,\n  \"out\": null\n}\n");
+}
+
+TEST(OptionParser, ErrorsNameTheOption) {
+  EXPECT_NE(parse_error({"--name", "x", "--bogus", "1"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(parse_error({"--name"}).find("--name requires a value"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "--count", "abc"}).find("--count"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "--count", "1.5"}).find("--count"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "--count", "99999999999999999999"}).find("--count"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "--seed", "-1"}).find("--seed"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "--rate", "nan"}).find("--rate"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "--rate", "1e999"}).find("--rate"), std::string::npos);
+  EXPECT_NE(parse_error({"--count", "3"}).find("missing required option --name"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "--name", "y"}).find("--name given more than once"), std::string::npos);
+  EXPECT_NE(parse_error({"--name", "x", "stray"}).find("'stray'"), std::string::npos);
+  EXPECT_EQ(parse_error({"--name", "x", "--count", "+4"}), "");
+}
+
+TEST(OptionParser, HelpWinsOverErrors) {
+  OptionParser p = parser();
+  p.parse(std::vector<std::string>{"--bogus", "--help"});
+  EXPECT_TRUE(p.help_requested());
+  const std::string u = p.usage();
+  EXPECT_NE(u.find("usage: prog cmd [options]"), std::string::npos);
+  EXPECT_NE(u.find("--count N"), std::string::npos);
+  EXPECT_NE(u.find("(default: 10)"), std::string::npos);
+  EXPECT_NE(u.find("(required)"), std::string::npos);
+}
+
+TEST(CollectiveSection, LocalFailureBecomesEveryRanksError) {
+  const Communicator comm = test::world();
+  const int last = comm.size() - 1;
+  // Fails on the last rank only; every rank must throw its message.
+  try {
+    collective_section(comm, [&] {
+      if (comm.rank() == last) throw InputError("f.svm", 3, "bad on rank " + std::to_string(last));
+    });
+    ADD_FAILURE() << "no exception";
+  } catch (const InvalidArgument&) {
+    ADD_FAILURE() << "an input error must not become a usage error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "f.svm:3: bad on rank " + std::to_string(last));
+  }
+  // Usage errors stay usage errors; the lowest failing rank's message wins.
+  EXPECT_THROW(collective_section(comm, [&] { throw InvalidArgument("rank " + std::to_string(comm.rank())); }),
+               InvalidArgument);
+  try {
+    collective_section(comm, [&] { throw InvalidArgument("rank " + std::to_string(comm.rank())); });
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(std::string(e.what()), "rank 0");
+  }
+  EXPECT_NO_THROW(collective_section(comm, [] {}));
+}
+
+TEST(CollectiveErrors, ExitStatusAndOneLineMessage) {
+  EXPECT_EQ(exit_status_for(std::make_exception_ptr(InvalidArgument("x"))), kExitUsage);
+  EXPECT_EQ(exit_status_for(std::make_exception_ptr(InputError("f", 1, "x"))), kExitFailure);
+  EXPECT_EQ(exit_status_for(std::make_exception_ptr(std::runtime_error("x"))), kExitFailure);
+  EXPECT_EQ(exit_status_for(std::make_exception_ptr(42)), kExitFailure);
+  EXPECT_EQ(one_line_message(std::make_exception_ptr(Error("two\nlines\r\n"))), "two lines");
+  EXPECT_EQ(one_line_message(std::make_exception_ptr(42)), "unknown exception");
+}
