@@ -63,26 +63,29 @@ void FrequentDirections::shrink() {
   const auto u = eigen_.vectors();
   // λ_ℓ, the ℓ-th largest eigenvalue of BBᵀ = σ_ℓ² of B; clamp round-off negatives.
   const double delta = std::max(lambda[ell - 1], 0.0);
-  // rotation[:, i] = U[:, i] · sqrt(max(λ_i − δ, 0)/λ_i) for i < ℓ−1; later columns are zero rows.
-  std::fill(rotation_.begin(), rotation_.end(), 0.0);
-  for (index_t i = 0; i + 1 < ell; ++i) {
+  // rotation[:, i] = U[:, i] · sqrt(max(λ_i − δ, 0)/λ_i) for the ℓ−1 rows that survive the shrink
+  // (row ℓ and beyond become zero): R × (ℓ−1), row-major with leading dimension R.
+  const index_t kept = ell - 1;
+  for (index_t i = 0; i < kept; ++i) {
     const double shrunk = lambda[i] - delta;
-    if (!(lambda[i] > 0.0) || !(shrunk > 0.0)) continue;
-    const double s = std::sqrt(shrunk / lambda[i]);
+    const double s = lambda[i] > 0.0 && shrunk > 0.0 ? std::sqrt(shrunk / lambda[i]) : 0.0;
     for (index_t r = 0; r < R; ++r) rotation_[r * R + i] = u[r * R + i] * s;
   }
-  // B' = diag(s) Uᵀ B  ⇔  Y'_fm = Y_fm · rotation (feature-major, d_p × R).
+  // B' = diag(s) Uᵀ B  ⇔  Y'_fm = Y_fm · rotation (feature-major, d_p × R); only the kept columns
+  // are multiplied, the others are zeroed.
   if (local_dim() > 0) {
     const int n = static_cast<int>(R);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(local_dim()), n, n, 1.0,
-                stored().data(), n, rotation_.data(), n, 0.0, scratch_.data(), n);
+    if (kept > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(local_dim()), static_cast<int>(kept), n,
+                  1.0, stored().data(), n, rotation_.data(), n, 0.0, scratch_.data(), n);
+    for (index_t j = 0; j < local_dim(); ++j) std::fill_n(scratch_.data() + j * R + kept, R - kept, 0.0);
     swap_stored(scratch_);
   }
   if (options_.regularized) alpha_ += delta / 2.0;  // RFD paper Alg. 3 line 6
   total_shrinkage_ += delta;
-  filled_ = ell - 1;
+  filled_ = kept;
   ++shrinks_;
-  recompute_gram();  // exact M of the new B, so round-off never accumulates (DESIGN.md §3)
+  recompute_gram(kept);  // exact M of the new B, so round-off never accumulates (DESIGN.md §3)
 }
 
 }  // namespace adasketch

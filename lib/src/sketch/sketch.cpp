@@ -79,14 +79,16 @@ void Sketch::swap_stored(std::vector<double>& other) {
   stored_.swap(other);
 }
 
-void Sketch::recompute_gram() {
+void Sketch::recompute_gram(index_t active_rows) {
+  const index_t n = active_rows < 0 ? rows_ : active_rows;
+  ADASKETCH_REQUIRE(n <= rows_, "active_rows = " + std::to_string(active_rows));
   std::fill(gram_.begin(), gram_.end(), 0.0);
   const int r = static_cast<int>(rows_);
-  if (local_dim_ > 0) {
-    // Local Y_p Y_pᵀ = Y_fmᵀ Y_fm (lower triangle), then symmetrize and scale.
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, r, static_cast<int>(local_dim_), 1.0, stored_.data(), r,
-                0.0, gram_.data(), r);
-    for (index_t i = 0; i < rows_; ++i)
+  if (local_dim_ > 0 && n > 0) {
+    // Local Y_p Y_pᵀ over the active rows = Y_fmᵀ Y_fm (lower triangle), then symmetrize.
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, static_cast<int>(n), static_cast<int>(local_dim_), 1.0,
+                stored_.data(), r, 0.0, gram_.data(), r);
+    for (index_t i = 0; i < n; ++i)
       for (index_t j = 0; j < i; ++j) gram_[j * rows_ + i] = gram_[i * rows_ + j];
   }
   comm_.allreduce_sum(gram_);

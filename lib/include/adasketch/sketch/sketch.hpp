@@ -63,8 +63,10 @@ class Sketch {
 
   /// Algorithm-specific insertion; ya and aa are already validated (finite).
   virtual void do_insert(const LocalRow& a, std::span<const double> ya, double aa) = 0;
-  /// Recomputes gram_ = B Bᵀ exactly from the stored rows (local syrk + one Allreduce).
-  void recompute_gram();
+  /// Recomputes gram_ = B Bᵀ exactly from the stored rows (local syrk + one Allreduce). Only the
+  /// first `active_rows` rows may be non-zero (the rest of the Gram is set to zero without reading
+  /// them); -1 means all rows.
+  void recompute_gram(index_t active_rows = -1);
   /// The stored Y, feature-major d_p × rows().
   std::span<double> stored() noexcept { return stored_; }
   std::span<const double> stored() const noexcept { return stored_; }
