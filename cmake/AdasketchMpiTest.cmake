@@ -13,6 +13,8 @@ function(adasketch_add_mpi_test target)
   endif()
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE adasketch adasketch_test_main)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
+                         $<$<BOOL:${ADASKETCH_WARNINGS_AS_ERRORS}>:-Werror>)
   foreach(np IN LISTS ARG_RANKS)
     add_test(NAME ${target}.np${np}
       COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe --allow-run-as-root

@@ -302,7 +302,7 @@ TEST_F(DataFiles, AcceptsCrlfCommentsBlankLinesTabsAndNoFinalNewline) {
 
 TEST_F(DataFiles, ReadsLinesLongerThanTheLineBuffer) {
   std::string line = "-1";
-  for (int j = 1; j <= 40000; ++j) line += " " + std::to_string(j) + ":" + std::to_string(j % 7);
+  for (int j = 1; j <= 40000; ++j) line.append(" ").append(std::to_string(j)).append(":").append(std::to_string(j % 7));
   const std::string path = write("long.svm", line + "\n1 40000:2\n");
   LibsvmReader reader(comm, path);
   EXPECT_EQ(reader.dim(), 40000);
