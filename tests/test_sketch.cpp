@@ -351,3 +351,53 @@ TEST(FrequentDirections, SatisfiesItsErrorBoundsOnA9a) {
       }
     }
 }
+
+// The learners' lazy bookkeeping: products Y·z and coefficients of w = w̄ + Yᵀc carried through an
+// insertion (update_product, update_coefficients) equal a recomputation from the new stored rows.
+TEST(Sketches, CarryProductsAndCoefficientsThroughInsertions) {
+  const auto comm = test::world();
+  const auto a = test::random_low_rank(40, 11, 3, 0.3, 31);
+  std::mt19937_64 gen(5);  // the same stream on every rank
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const char* m : {"fd", "fast-fd", "fast-rfd", "rp", "oja"}) {
+    auto s = make(comm, a.d, m, 3, 0.0, 4);
+    const index_t R = s->rows(), dp = s->local_dim(), begin = s->partition().begin(comm.rank());
+    std::vector<double> z(static_cast<std::size_t>(a.d)), yz(static_cast<std::size_t>(R)), fresh(yz.size());
+    std::vector<double> c(yz.size()), before(static_cast<std::size_t>(dp)), after(before.size());
+    int folds = 0;
+    for (index_t t = 0; t < a.n; ++t) {
+      for (auto& v : z) v = normal(gen);
+      for (auto& v : c) v = normal(gen);
+      const bool restructures = s->next_insert_restructures();
+      if (restructures) {
+        std::fill(c.begin(), c.end(), 0.0);  // the learner folds Yᵀc into w̄ first
+        ++folds;
+      }
+      const std::vector<double> zl(z.begin() + begin, z.begin() + begin + dp);
+      std::fill(yz.begin(), yz.end(), 0.0);
+      s->add_local_product(LocalRow::dense(zl), yz);
+      comm.allreduce_sum(yz);
+      std::fill(before.begin(), before.end(), 0.0);
+      s->add_local_transpose_product(c, before);
+      double az = 0.0;
+      for (index_t j = 0; j < a.d; ++j) az += a(t, j) * z[j];
+      const auto row = test::local_slice(a, t, s->partition(), comm.rank());
+      s->insert(LocalRow::dense(row));
+
+      s->update_product(yz, az);
+      std::fill(fresh.begin(), fresh.end(), 0.0);
+      s->add_local_product(LocalRow::dense(zl), fresh);
+      comm.allreduce_sum(fresh);
+      ASSERT_LT(test::relative_max_diff(yz, fresh), 1e-10) << m << " t=" << t;
+
+      const double beta = s->update_coefficients(c);
+      std::fill(after.begin(), after.end(), 0.0);
+      s->add_local_transpose_product(c, after);
+      for (index_t j = 0; j < dp; ++j) after[j] += beta * row[j];
+      ASSERT_LT(test::relative_max_diff(after, before), 1e-10) << m << " t=" << t;
+    }
+    if (std::string(m).find("fd") != std::string::npos) {
+      EXPECT_GT(folds, 0) << m;
+    }
+  }
+}

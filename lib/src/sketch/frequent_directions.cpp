@@ -19,13 +19,18 @@ index_t buffer_rows(const FrequentDirectionsOptions& o) {
 
 FrequentDirections::FrequentDirections(const Communicator& comm, index_t dim,
                                        const FrequentDirectionsOptions& options)
-    : Sketch(comm, dim, options.ell, buffer_rows(options)),
+    : FrequentDirections(comm, BlockPartition(dim, comm.size()), options) {}
+
+FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPartition& partition,
+                                       const FrequentDirectionsOptions& options)
+    : Sketch(comm, partition, options.ell, buffer_rows(options)),
       options_(options),
       alpha_(options.regularized ? options.alpha0 : 0.0),
       eigen_(static_cast<int>(buffer_rows(options))) {
   ADASKETCH_REQUIRE(options.alpha0 >= 0.0 && std::isfinite(options.alpha0), "alpha0 = " + std::to_string(options.alpha0));
   rotation_.assign(static_cast<std::size_t>(rows() * rows()), 0.0);
   scratch_.assign(static_cast<std::size_t>(local_dim() * rows()), 0.0);
+  product_scratch_.assign(static_cast<std::size_t>(rows()), 0.0);
 }
 
 std::string FrequentDirections::name() const {
@@ -51,9 +56,34 @@ void FrequentDirections::do_insert(const LocalRow& a, std::span<const double> ya
   }
   g[k * R + k] = aa;
   ++filled_;
+  last_slot_ = k;
   // Alg. 1/3 shrink after every insertion; Alg. 2/4 once the 2ℓ buffer has no zero row. Both leave
   // ℓ−1 rows, so "shrink when full" covers the two (a shrink by λ_ℓ = 0 only rotates B).
-  if (filled_ == R) shrink();
+  last_shrunk_ = filled_ == R;
+  if (last_shrunk_) shrink();
+}
+
+void FrequentDirections::update_product(std::span<double> yz, double az) const {
+  ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
+  yz[last_slot_] = az;  // the new row was zero before
+  if (!last_shrunk_) return;
+  // Y_new = rotationᵀ Y: (Y_new z)_i = Σ_r rotation[r, i] (Y z)_r, for the ℓ−1 kept rows.
+  const index_t R = rows(), kept = options_.ell - 1;
+  std::fill(product_scratch_.begin(), product_scratch_.end(), 0.0);
+  for (index_t r = 0; r < R; ++r)
+    for (index_t i = 0; i < kept; ++i) product_scratch_[i] += rotation_[r * R + i] * yz[r];
+  std::copy(product_scratch_.begin(), product_scratch_.end(), yz.begin());
+}
+
+double FrequentDirections::update_coefficients(std::span<double> c) const {
+  ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
+  if (last_shrunk_) {
+    for (index_t i = 0; i < rows(); ++i)
+      ADASKETCH_REQUIRE(c[i] == 0.0, "coefficients must be folded before a shrink");
+    return 0.0;
+  }
+  c[last_slot_] = 0.0;  // the row was zero before, so its coefficient never contributed
+  return 0.0;
 }
 
 void FrequentDirections::shrink() {

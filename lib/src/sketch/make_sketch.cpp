@@ -8,6 +8,10 @@
 namespace adasketch {
 
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const SketchSpec& spec) {
+  return make_sketch(comm, BlockPartition(dim, comm.size()), spec);
+}
+
+std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec) {
   if (spec.ell <= 0) throw InvalidArgument("--ell must be a positive integer (got " + std::to_string(spec.ell) + ")");
   const std::string& m = spec.method;
   if (m == "fd" || m == "fast-fd" || m == "rfd" || m == "fast-rfd") {
@@ -16,14 +20,14 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const
     o.fast = m.starts_with("fast-");
     o.regularized = m.ends_with("rfd");
     o.alpha0 = spec.alpha0;
-    return std::make_unique<FrequentDirections>(comm, dim, o);
+    return std::make_unique<FrequentDirections>(comm, partition, o);
   }
-  if (m == "rp") return std::make_unique<RandomProjection>(comm, dim, RandomProjectionOptions{spec.ell, spec.seed, 0});
+  if (m == "rp") return std::make_unique<RandomProjection>(comm, partition, RandomProjectionOptions{spec.ell, spec.seed, 0});
   if (m == "oja") {
     OjaSketchOptions o;
     o.ell = spec.ell;
     o.seed = spec.seed;
-    return std::make_unique<OjaSketch>(comm, dim, o);
+    return std::make_unique<OjaSketch>(comm, partition, o);
   }
   throw InvalidArgument("unknown sketch method '" + m + "' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");
 }

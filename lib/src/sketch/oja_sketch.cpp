@@ -11,14 +11,19 @@
 namespace adasketch {
 
 OjaSketch::OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptions& options)
-    : Sketch(comm, dim, options.ell, options.ell), options_(options) {
-  ADASKETCH_REQUIRE(options.ell <= dim, "ell = " + std::to_string(options.ell) + ", dim = " + std::to_string(dim));
+    : OjaSketch(comm, BlockPartition(dim, comm.size()), options) {}
+
+OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, const OjaSketchOptions& options)
+    : Sketch(comm, columns, options.ell, options.ell), options_(options) {
+  ADASKETCH_REQUIRE(options.ell <= columns.dim(),
+                    "ell = " + std::to_string(options.ell) + ", dim = " + std::to_string(columns.dim()));
   ADASKETCH_REQUIRE(options.gamma > 0.0 && options.gamma <= 1.0, "gamma = " + std::to_string(options.gamma));
   ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
   if (options_.gram_refresh == 0) options_.gram_refresh = options.ell;
   const index_t R = rows();
   lambda_.assign(static_cast<std::size_t>(R), 0.0);
   basis_gram_.assign(static_cast<std::size_t>(R * R), 0.0);
+  factor_.assign(static_cast<std::size_t>(R * R), 0.0);
   q_.assign(static_cast<std::size_t>(R), 0.0);
   // V_0: Gaussian entries from counter (row i, global feature j), then orthonormal rows (SON Alg. 3
   // SketchInit: "any m×d matrix with orthonormal rows").
@@ -51,11 +56,12 @@ void OjaSketch::refresh_basis_gram() {
 
 void OjaSketch::orthonormalize() {
   const int n = static_cast<int>(rows());
-  cholesky_lower(n, basis_gram_);  // V Vᵀ = L Lᵀ
+  factor_ = basis_gram_;
+  cholesky_lower(n, factor_);  // V Vᵀ = L Lᵀ
   // V ← L⁻¹V  ⇔  V_fm ← V_fm L⁻ᵀ (feature-major).
   if (local_dim() > 0)
     cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, static_cast<int>(local_dim()), n,
-                1.0, basis_gram_.data(), n, stored().data(), n);
+                1.0, factor_.data(), n, stored().data(), n);
   // In exact arithmetic the new V has V Vᵀ = I.
   std::fill(basis_gram_.begin(), basis_gram_.end(), 0.0);
   for (int i = 0; i < n; ++i) basis_gram_[static_cast<std::size_t>(i) * n + i] = 1.0;
@@ -96,6 +102,30 @@ void OjaSketch::do_insert(const LocalRow& a, std::span<const double> ya, double 
     row_scale_mut()[i] = std::sqrt(std::max(t * lambda_[i], 0.0));
     g[i * R + i] = t * lambda_[i];
   }
+}
+
+void OjaSketch::update_product(std::span<double> yz, double az) const {
+  const index_t R = rows();
+  for (index_t i = 0; i < R; ++i) yz[i] += q_[i] * az;
+  // Forward substitution with L (row-major lower triangular).
+  for (index_t i = 0; i < R; ++i) {
+    double v = yz[i];
+    for (index_t j = 0; j < i; ++j) v -= factor_[i * R + j] * yz[j];
+    yz[i] = v / factor_[i * R + i];
+  }
+}
+
+double OjaSketch::update_coefficients(std::span<double> c) const {
+  const index_t R = rows();
+  double qc = 0.0;
+  for (index_t i = 0; i < R; ++i) qc += q_[i] * c[i];
+  // c ← Lᵀc (upper triangular times c, in place from the top).
+  for (index_t i = 0; i < R; ++i) {
+    double v = 0.0;
+    for (index_t j = i; j < R; ++j) v += factor_[j * R + i] * c[j];
+    c[i] = v;
+  }
+  return -qc;
 }
 
 }  // namespace adasketch

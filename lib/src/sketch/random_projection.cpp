@@ -10,7 +10,11 @@
 namespace adasketch {
 
 RandomProjection::RandomProjection(const Communicator& comm, index_t dim, const RandomProjectionOptions& options)
-    : Sketch(comm, dim, options.ell, options.ell), options_(options), rng_(options.seed) {
+    : RandomProjection(comm, BlockPartition(dim, comm.size()), options) {}
+
+RandomProjection::RandomProjection(const Communicator& comm, const BlockPartition& partition,
+                                   const RandomProjectionOptions& options)
+    : Sketch(comm, partition, options.ell, options.ell), options_(options), rng_(options.seed) {
   ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
   if (options_.gram_refresh == 0) options_.gram_refresh = options.ell;
   r_.assign(static_cast<std::size_t>(options.ell), 0.0);
@@ -42,6 +46,16 @@ void RandomProjection::do_insert(const LocalRow& a, std::span<const double> ya, 
   for (index_t i = 0; i < R; ++i)
     for (index_t j = 0; j < R; ++j) g[i * R + j] += r_[i] * ya[j] + ya[i] * r_[j] + aa * r_[i] * r_[j];
   if ((inserted() + 1) % options_.gram_refresh == 0) recompute_gram();
+}
+
+void RandomProjection::update_product(std::span<double> yz, double az) const {
+  for (index_t i = 0; i < rows(); ++i) yz[i] += r_[i] * az;
+}
+
+double RandomProjection::update_coefficients(std::span<double> c) const {
+  double rc = 0.0;
+  for (index_t i = 0; i < rows(); ++i) rc += r_[i] * c[i];
+  return -rc;
 }
 
 }  // namespace adasketch

@@ -10,8 +10,10 @@
 
 namespace adasketch {
 
-Sketch::Sketch(const Communicator& comm, index_t dim, index_t ell, index_t rows)
-    : comm_(comm), partition_(dim, comm.size()), ell_(ell), rows_(rows), local_dim_(0) {
+Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows)
+    : comm_(comm), partition_(partition), ell_(ell), rows_(rows), local_dim_(0) {
+  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "partition has " + std::to_string(partition.parts()) +
+                                                          " parts for " + std::to_string(comm.size()) + " ranks");
   ADASKETCH_REQUIRE(ell >= 1, "ell = " + std::to_string(ell));
   ADASKETCH_REQUIRE(rows >= ell, "rows = " + std::to_string(rows));
   local_dim_ = partition_.size(comm.rank());
@@ -19,7 +21,6 @@ Sketch::Sketch(const Communicator& comm, index_t dim, index_t ell, index_t rows)
   gram_.assign(static_cast<std::size_t>(rows_ * rows_), 0.0);
   row_scale_.assign(static_cast<std::size_t>(rows_), 1.0);
   reduce_buffer_.assign(static_cast<std::size_t>(rows_ + 1), 0.0);
-  scaled_coefficients_.assign(static_cast<std::size_t>(rows_), 0.0);
 }
 
 void Sketch::add_local_product(const LocalRow& a, std::span<double> out) const {
@@ -45,10 +46,8 @@ void Sketch::add_local_product(const LocalRow& a, std::span<double> out) const {
 void Sketch::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
   if (local_dim_ == 0) return;
   const int r = static_cast<int>(rows_);
-  // Bᵀc = Yᵀ (row_scale ∘ c).
-  for (index_t i = 0; i < rows_; ++i) scaled_coefficients_[i] = row_scale_[i] * c[i];
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(local_dim_), r, 1.0, stored_.data(), r,
-              scaled_coefficients_.data(), 1, 1.0, out.data(), 1);
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(local_dim_), r, 1.0, stored_.data(), r, c.data(), 1,
+              1.0, out.data(), 1);
 }
 
 void Sketch::copy_local_block(std::span<double> out) const {

@@ -12,6 +12,12 @@ class BlockPartition {
  public:
   /// Requires dim >= 1 and parts >= 1.
   BlockPartition(index_t dim, int parts);
+  /// Explicit block size; requires block_size >= 1 and block_size * parts >= dim.
+  BlockPartition(index_t dim, int parts, index_t block_size);
+
+  /// The partition of d·K entries stored feature-major (feature j's K entries at j·K … j·K+K−1)
+  /// that keeps each feature on its owner: block size K·block_size().
+  BlockPartition interleaved(index_t k) const;
 
   index_t dim() const noexcept { return dim_; }
   int parts() const noexcept { return parts_; }

@@ -26,6 +26,8 @@ struct FrequentDirectionsOptions {
 class FrequentDirections final : public Sketch {
  public:
   FrequentDirections(const Communicator& comm, index_t dim, const FrequentDirectionsOptions& options);
+  FrequentDirections(const Communicator& comm, const BlockPartition& partition,
+                     const FrequentDirectionsOptions& options);
 
   std::string name() const override;
   double alpha() const noexcept override { return alpha_; }
@@ -39,18 +41,25 @@ class FrequentDirections final : public Sketch {
   /// (‖AᵀA − BᵀB‖₂ ≤ total_shrinkage()).
   double total_shrinkage() const noexcept { return total_shrinkage_; }
 
+  bool next_insert_restructures() const noexcept override { return filled_ + 1 == rows(); }
+  void update_product(std::span<double> yz, double az) const override;
+  double update_coefficients(std::span<double> c) const override;
+
  private:
   void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
   void shrink();
 
   FrequentDirectionsOptions options_;
   index_t filled_ = 0;
+  index_t last_slot_ = -1;     // row of the last insertion
+  bool last_shrunk_ = false;   // whether it was followed by a shrink (Y_new = rotationᵀ Y)
   index_t shrinks_ = 0;
   double alpha_;
   double total_shrinkage_ = 0.0;
   SymmetricEigen eigen_;
   std::vector<double> rotation_;  // rows() × rows() scaled eigenvectors used by the shrink
   std::vector<double> scratch_;   // d_p × rows(): the shrunk block before it replaces the stored one
+  mutable std::vector<double> product_scratch_;  // rows(): update_product's result
 };
 
 }  // namespace adasketch

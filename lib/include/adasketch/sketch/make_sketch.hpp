@@ -16,5 +16,7 @@ struct SketchSpec {
 
 /// Throws InvalidArgument naming the unknown method or the violated condition.
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const SketchSpec& spec);
+/// The same on an explicit column partition (e.g. BlockPartition::interleaved for d×K weights).
+std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec);
 
 }  // namespace adasketch

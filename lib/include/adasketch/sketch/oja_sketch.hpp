@@ -21,7 +21,11 @@ struct OjaSketchOptions {
 class OjaSketch final : public Sketch {
  public:
   OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptions& options);
+  OjaSketch(const Communicator& comm, const BlockPartition& partition, const OjaSketchOptions& options);
   std::string name() const override { return "oja"; }
+  /// V_new = L⁻¹(V_old + q aᵀ): V_new z = L⁻¹(V_old z + q aᵀz); V_oldᵀc = V_newᵀ(Lᵀc) − (qᵀc) a.
+  void update_product(std::span<double> yz, double az) const override;
+  double update_coefficients(std::span<double> c) const override;
   const OjaSketchOptions& options() const noexcept { return options_; }
   /// Current eigenvalue estimates Λ (ℓ entries).
   std::span<const double> eigenvalues() const noexcept { return lambda_; }
@@ -34,6 +38,7 @@ class OjaSketch final : public Sketch {
 
   OjaSketchOptions options_;
   std::vector<double> lambda_, basis_gram_, q_;
+  std::vector<double> factor_;  // L of the last orthonormalization (row-major lower triangular)
 };
 
 }  // namespace adasketch

@@ -17,7 +17,11 @@ struct RandomProjectionOptions {
 class RandomProjection final : public Sketch {
  public:
   RandomProjection(const Communicator& comm, index_t dim, const RandomProjectionOptions& options);
+  RandomProjection(const Communicator& comm, const BlockPartition& partition, const RandomProjectionOptions& options);
   std::string name() const override { return "rp"; }
+  /// Y_new = Y_old + r aᵀ: Y_new z = Y_old z + r (aᵀz); Y_oldᵀc = Y_newᵀc − (rᵀc) a.
+  void update_product(std::span<double> yz, double az) const override;
+  double update_coefficients(std::span<double> c) const override;
   const RandomProjectionOptions& options() const noexcept { return options_; }
 
  private:

@@ -47,7 +47,7 @@ class Sketch {
 
   /// out[0..rows()) += Y_p a_p, the local part of Y·a (sum over ranks to get Y·a).
   void add_local_product(const LocalRow& a, std::span<double> out) const;
-  /// out[0..local_dim()) += B_pᵀ c for c ∈ R^{rows()}: the local slice of Bᵀc.
+  /// out[0..local_dim()) += Y_pᵀ c for c ∈ R^{rows()}: the local slice of Yᵀc (Bᵀc = Yᵀ(row_scale ∘ c)).
   void add_local_transpose_product(std::span<const double> c, std::span<double> out) const;
   /// Writes the local block of B (not Y), feature-major: out[j*rows() + i] = B[i, begin + j].
   void copy_local_block(std::span<double> out) const;
@@ -58,8 +58,23 @@ class Sketch {
   /// Convenience form: computes Y·a and ‖a‖² with one Allreduce of rows()+1 numbers, then inserts.
   void insert(const LocalRow& a);
 
+  // --- Products and coefficients across an insertion, without touching the stored block. -------
+  // A learner keeps Y·z for vectors z it already reduced (its example x) and weights in the lazy
+  // form w = w̄ + Yᵀc (DESIGN.md §3); these map both through the last insertion of a.
+
+  /// Whether the next insertion rewrites every stored row (an FD shrink). Before such an insertion
+  /// a learner folds Yᵀc into w̄ and sets c = 0, because a shrink cannot be undone on coefficients.
+  virtual bool next_insert_restructures() const noexcept { return false; }
+  /// Maps yz = Y_old·z to Y_new·z in place, given az = aᵀz, for the last inserted row a.
+  virtual void update_product(std::span<double> yz, double az) const = 0;
+  /// Maps c to c' in place so that Y_oldᵀc = Y_newᵀc' + β·a, and returns β (the caller adds β·a to
+  /// its w̄). Requires c = 0 when the last insertion restructured the sketch.
+  virtual double update_coefficients(std::span<double> c) const = 0;
+
  protected:
-  Sketch(const Communicator& comm, index_t dim, index_t ell, index_t rows);
+  /// `partition` splits the sketch's columns over comm (BlockPartition(dim, P), or an interleaved
+  /// one for d·K-dimensional rows).
+  Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows);
 
   /// Algorithm-specific insertion; ya and aa are already validated (finite).
   virtual void do_insert(const LocalRow& a, std::span<const double> ya, double aa) = 0;
@@ -81,7 +96,6 @@ class Sketch {
   index_t ell_, rows_, local_dim_;
   index_t inserted_ = 0;
   std::vector<double> stored_, gram_, row_scale_, reduce_buffer_;
-  mutable std::vector<double> scaled_coefficients_;  // scratch of add_local_transpose_product
 };
 
 }  // namespace adasketch

@@ -1,0 +1,83 @@
+#pragma once
+// The interface every online learner shares (ensmallen style: hyperparameters in the constructor's
+// options, one step() per example, run state kept inside the learner).
+//
+// A learner owns the weights W (d × K, K = loss.outputs()), block-partitioned by features like every
+// d-vector: rank p holds rows [begin(p), end(p)) of W, feature-major (a feature's K weights
+// contiguous). Examples are passed as the rank's slice (LocalRow); every rank calls step() and
+// predict() for every example (they are collective).
+#include <memory>
+#include <span>
+#include <string>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/comm/partition.hpp"
+#include "adasketch/learners/loss.hpp"
+#include "adasketch/sketch/local_row.hpp"
+
+namespace adasketch {
+
+/// What one step observed, before its update (progressive validation).
+struct StepResult {
+  double loss = 0.0;     ///< ℓ_t(w_t) on this example
+  bool mistake = false;  ///< classification mistake of w_t on this example (false for regression)
+};
+
+class Learner {
+ public:
+  virtual ~Learner() = default;
+  Learner(const Learner&) = delete;
+  Learner& operator=(const Learner&) = delete;
+
+  /// Algorithm name as accepted by make_learner (e.g. "ada-fd", "rfd-son").
+  virtual std::string name() const = 0;
+  const Communicator& comm() const noexcept { return comm_; }
+  const BlockPartition& partition() const noexcept { return partition_; }
+  const Loss& loss() const noexcept { return loss_; }
+  int outputs() const noexcept { return loss_.outputs(); }
+  index_t local_dim() const noexcept { return partition_.size(comm_.rank()); }
+  /// Examples processed by step().
+  index_t steps() const noexcept { return steps_; }
+
+  /// Collective. Predicts x with the current weights, suffers the loss, updates.
+  StepResult step(const LocalRow& x, double label);
+  /// Collective (one Allreduce of K numbers). Scores Wᵀx under the current weights.
+  void predict(const LocalRow& x, std::span<double> scores) const;
+  /// Local. out[j*K + k] = W[begin + j, k]: this rank's slice of the current weights.
+  virtual void weights(std::span<double> out) const = 0;
+
+ protected:
+  Learner(const Communicator& comm, index_t dim, const Loss& loss);
+  /// The algorithm's step; `label` is validated for the loss.
+  virtual StepResult do_step(const LocalRow& x, double label) = 0;
+  /// out[0..K) += this rank's part of Wᵀx (the caller sums over ranks).
+  virtual void add_local_scores(const LocalRow& x, std::span<double> out) const = 0;
+
+ private:
+  Communicator comm_;
+  BlockPartition partition_;
+  Loss loss_;
+  index_t steps_ = 0;
+};
+
+/// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
+struct LearnerSpec {
+  /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, ada-gp, ada-dp,
+  /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son.
+  std::string algorithm = "ada-fd";
+  std::string loss = "logistic";
+  int classes = 2;          ///< K for the softmax loss
+  index_t ell = 10;         ///< sketch size ℓ (τ in the AdaGrad papers, m in the Newton papers)
+  double eta = 0.1;         ///< AdaGrad step size η; SON: scale of the η_t schedule
+  double delta = 1.0;       ///< AdaGrad δ (σ in the ADA-GP/DP paper)
+  double alpha0 = 1.0;      ///< SON α; RFD-SON α₀
+  double C = 1.0;           ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
+  double sigma = 0.0;       ///< SON curvature σ_t (constant)
+  std::string eta_schedule = "constant";  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
+  std::uint64_t seed = 1;   ///< random sketches (rp, oja)
+};
+
+/// Throws InvalidArgument naming an unknown algorithm or a violated condition.
+std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, const LearnerSpec& spec);
+
+}  // namespace adasketch

@@ -1,0 +1,50 @@
+#pragma once
+// Losses of a linear model on its scores p = Wᵀx (one score, or K for softmax) (DESIGN.md §2).
+// The gradient with respect to the weights is x ⊗ ∂ℓ/∂p, so a learner only needs ∂ℓ/∂p.
+//
+// Exact forms (p the score, y the label):
+//   squared        ℓ = (p − y)²                 ∂ℓ/∂p = 2(p − y)     RFD paper §5.2, SON §5.2 (no ½)
+//   absolute       ℓ = |p − y|                  ∂ℓ/∂p = sign(p − y) (0 at p = y)   ADA-FD paper §4.1
+//   logistic       ℓ = log(1 + e^{−yp})         ∂ℓ/∂p = −y/(1 + e^{yp})   computed without overflow
+//   hinge          ℓ = max(0, 1 − yp)           ∂ℓ/∂p = −y if yp < 1, else 0
+//   squared-hinge  ℓ = ½ max(0, 1 − yp)²        ∂ℓ/∂p = −y max(0, 1 − yp)  ADA-FD paper §4.2
+//   softmax        ℓ = log Σ_k e^{p_k} − p_y    ∂ℓ/∂p_k = e^{p_k}/Σ_j e^{p_j} − [k = y]
+//                  (log-sum-exp shifted by max_k p_k, so no overflow)
+// Mistakes: binary y·p ≤ 0 (a zero score is a mistake for either label); softmax argmax_k p_k ≠ y,
+// ties going to the smallest k.
+#include <span>
+#include <string>
+
+namespace adasketch {
+
+enum class LossKind { squared, absolute, logistic, hinge, squared_hinge, softmax };
+
+/// Labels: regression any real y; binary classification y ∈ {−1, +1}; softmax y ∈ {0, …, K−1}.
+/// The per-example functions do not check their arguments (the learner validates the label once).
+class Loss {
+ public:
+  /// name: squared, absolute, logistic, hinge, squared-hinge, softmax. classes (K ≥ 2) is used by
+  /// softmax only. Throws InvalidArgument naming an unknown loss.
+  Loss(const std::string& name, int classes = 2);
+
+  LossKind kind() const noexcept { return kind_; }
+  const std::string& name() const noexcept { return name_; }
+  /// Number of scores per example: K for softmax, 1 otherwise.
+  int outputs() const noexcept { return outputs_; }
+  bool is_classification() const noexcept { return kind_ != LossKind::squared && kind_ != LossKind::absolute; }
+
+  /// ℓ(p, y).
+  double value(std::span<const double> scores, double label) const;
+  /// ∂ℓ/∂p into dscores (outputs() entries); a subgradient where ℓ is not differentiable.
+  void derivative(std::span<const double> scores, double label, std::span<double> dscores) const;
+  /// Classification: whether the prediction (sign, or argmax) differs from the label. Regression:
+  /// false.
+  bool mistake(std::span<const double> scores, double label) const;
+
+ private:
+  LossKind kind_;
+  std::string name_;
+  int outputs_;
+};
+
+}  // namespace adasketch

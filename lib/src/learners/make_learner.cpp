@@ -1,0 +1,17 @@
+#include <memory>
+
+#include "adasketch/error.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "learner_families.hpp"
+
+namespace adasketch {
+
+std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
+  for (auto* family : {&make_diagonal_adagrad, &make_sketched_adagrad, &make_sketched_newton})
+    if (auto learner = family(comm, dim, spec)) return learner;
+  throw InvalidArgument("unknown algorithm '" + spec.algorithm +
+                        "' (expected ada-diag, ada-diag-da, ada-fd, ada-fd-da, ada-gp, ada-dp, fd-son, fast-fd-son, "
+                        "rp-son, oja-son, rfd-son or fast-rfd-son)");
+}
+
+}  // namespace adasketch
