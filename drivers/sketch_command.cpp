@@ -5,19 +5,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
-#include "adasketch/data/dense_binary.hpp"
-#include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/linalg/exact_covariance.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "commands.hpp"
+#include "data_input.hpp"
 #include "json_writer.hpp"
+#include "report_file.hpp"
 
 namespace adasketch::driver {
 
@@ -26,7 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::array<const char*, 6> kMethods{"fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja"};
-constexpr char kDenseMagic[8] = {'A', 'D', 'S', 'K', 'D', 'N', 'S', '1'};
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -48,20 +46,6 @@ OptionParser make_parser() {
   p.optional("alpha0", OptionType::Real, "A", "0", "initial α ≥ 0 of rfd and fast-rfd");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
   return p;
-}
-
-// Rank 0 looks at the first 8 bytes; an unreadable file is left to the LIBSVM reader, which reports
-// it (on every rank) with the file name.
-bool is_dense_binary(const Communicator& comm, const std::string& path) {
-  std::array<char, 1> dense{0};
-  if (comm.rank() == 0) {
-    std::ifstream in(path, std::ios::binary);
-    std::array<char, 8> magic{};
-    if (in && in.read(magic.data(), magic.size()) && std::equal(magic.begin(), magic.end(), kDenseMagic))
-      dense[0] = 1;
-  }
-  comm.broadcast(dense, 0);
-  return dense[0] != 0;
 }
 
 struct Results {
@@ -139,13 +123,6 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   return j.str();
 }
 
-void write_text_file(const std::string& path, const std::string& text, bool truncate_only) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) throw InvalidArgument("option --report: cannot open '" + path + "' for writing");
-  const bool ok = truncate_only || std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) throw Error("option --report: error writing '" + path + "'");
-}
-
 }  // namespace
 
 int run_sketch(const Communicator& comm, std::span<const std::string> args) {
@@ -171,21 +148,13 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   const std::string path = opts.text("data");
   const std::string report = opts.text("report");
   // Fail on a bad report path now, not after the work (and on every rank, not just rank 0).
-  if (!report.empty())
-    collective_section(comm, [&] {
-      if (comm.rank() == 0) write_text_file(report, "", true);
-    });
+  check_writable(comm, report, "option --report", true);
 
   Results r;
-  const bool dense = is_dense_binary(comm, path);
-  r.format = dense ? "dense-binary" : "libsvm";
-  CollectiveOwner<ExampleSource> source(
-      dense ? std::unique_ptr<ExampleSource>(std::make_unique<DenseBinaryReader>(comm, path))
-            : std::unique_ptr<ExampleSource>(std::make_unique<LibsvmReader>(comm, path, LibsvmOptions{dim_option})));
+  DataInput data = open_data(comm, path, dim_option, "option --dim");
+  r.format = data.format;
+  CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
-  if (dense && dim_option != 0 && dim_option != r.dim)
-    throw InvalidArgument("option --dim: " + std::to_string(dim_option) + " does not match d = " +
-                          std::to_string(r.dim) + " in the header of '" + path + "'");
   std::unique_ptr<Sketch> sketch = make_sketch(comm, r.dim, spec);
   const BlockPartition& sp = sketch->partition();
   const BlockPartition& dp = source->partition();
@@ -238,9 +207,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   if (comm.rank() == 0) print_summary(opts, comm, r);
   if (!report.empty()) {
     const std::string text = comm.rank() == 0 ? report_json(opts, comm, r) : std::string();
-    collective_section(comm, [&] {
-      if (comm.rank() == 0) write_text_file(report, text, false);
-    });
+    write_text_file(comm, report, text, "option --report");
   }
   return 0;
 }

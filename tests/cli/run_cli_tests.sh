@@ -10,6 +10,16 @@
 #       `adasketch sketch` on DATA_DIR/a9a.gz with fd and rfd, ℓ = 10, at every NP: the relative
 #       error agrees across rank counts to 1e-9 (relative), both are within their bounds, and RFD's
 #       error is at most 0.55 × FD's.
+#   run_cli_tests.sh train_errors ADASKETCH MPIEXEC DATA_DIR NP
+#       `adasketch train` and `predict` with bad options, labels, test files and model files at NP
+#       ranks: one error line each, as for `errors`; --help of both.
+#   run_cli_tests.sh train ADASKETCH MPIEXEC DATA_DIR NP...
+#       `adasketch train` with ada-diag and ada-diag-da on a9a → a9a.t (logistic) and ada-diag on
+#       USPS → usps_esl.t (softmax, K = 10), at the hyperparameters the grid chose (README), at every
+#       NP: the same online mistakes, and cumulative loss and test accuracy to 1e-9 (relative),
+#       accuracies at least 83.5% (a9a) and 90% (USPS); `predict` at the largest NP on the model
+#       saved at the first reproduces the test accuracy and mean loss; rank 0 prints progress lines
+#       (at most one a second) on a run of a few seconds.
 #
 # Every command runs under `timeout 60`. Only POSIX tools and awk are used to read the JSON reports
 # (one member per line, as the driver writes them); python3 is used for an extra JSON validity check
@@ -219,11 +229,148 @@ a9a() {
   [ "$failures" = 0 ] && echo "ok   a9a: fd and rfd agree across rank counts ($*), RFD ≤ 0.55 × FD, both within bounds"
 }
 
+# same_number A B: |A − B| ≤ 1e-9 |B|
+same_number() {
+  awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; s = b < 0 ? -b : b; exit !(d <= 1e-9 * s) }'
+}
+
+train_errors() {
+  local np=$1 d=$work
+  printf '+1 1:1 3:2\n-1 2:1\n' >"$d/small.svm"
+  printf '+1 1:1 3:2\n3 2:1\n' >"$d/label3.svm"  # 3 is not a binary label: line 2
+  printf '1 1:1\n2.5 2:1\n' >"$d/frac.svm"       # softmax needs integer labels
+  printf '+1 1:1\n-1 5:1\n' >"$d/wide.svm"       # index 5 beyond d = 3: line 2
+  local diag=(train --algo ada-diag --data "$d/small.svm")
+
+  expect_error_bg "$np" 2 "unknown algorithm 'ada-bogus'" train --algo ada-bogus --data "$d/small.svm"
+  expect_error_bg "$np" 2 "--passes" "${diag[@]}" --passes 0
+  expect_error_bg "$np" 2 "--data" train --algo ada-diag
+  expect_error_bg "$np" 2 "--algo" train --data "$d/small.svm"
+  expect_error_bg "$np" 2 "--loss" "${diag[@]}" --loss cubic
+  expect_error_bg "$np" 2 "--ell" "${diag[@]}" --ell 0
+  expect_error_bg "$np" 2 "--eta" "${diag[@]}" --eta abc
+  expect_error_bg "$np" 2 "eta = -1" "${diag[@]}" --eta -1
+  expect_error_bg "$np" 2 "--dim" "${diag[@]}" --dim -4
+  expect_error_bg "$np" 2 "--model" "${diag[@]}" --model "$d/no/such/dir/m.bin"
+  expect_error_bg "$np" 2 "--report" "${diag[@]}" --report "$d/no/such/dir/r.json"
+  expect_error_bg "$np" 1 "label3.svm:2: label 3" train --algo ada-diag --data "$d/label3.svm"
+  expect_error_bg "$np" 1 "frac.svm" train --algo ada-diag --loss softmax --data "$d/frac.svm"
+  expect_error_bg "$np" 1 "$d/missing.svm" train --algo ada-diag --data "$d/missing.svm"
+  expect_error_bg "$np" 1 "wide.svm:2" "${diag[@]}" --test "$d/wide.svm"
+  expect_error_bg "$np" 1 "label3.svm:2: label 3" "${diag[@]}" --test "$d/label3.svm"
+  expect_error_bg "$np" 1 "missing.model" predict --model "$d/missing.model" --data "$d/small.svm"
+  expect_error_bg "$np" 1 "not an adasketch model" predict --model "$d/small.svm" --data "$d/small.svm"
+  expect_error_bg "$np" 2 "--model" predict --data "$d/small.svm"
+  collect_bg
+
+  run "$np" "${diag[@]}" --model "$d/small.model"
+  if [ "$rc" != 0 ] || [ ! -s "$d/small.model" ] || [ -e "$d/small.model.tmp" ]; then
+    fail "np=$np train --model: exit $rc; $(head -c 400 "$work/run.stderr")"
+  else
+    echo "ok   np=$np train --model"
+  fi
+  head -c 150 "$d/small.model" >"$d/short.model"
+  expect_error "$np" 1 "short.model: truncated" predict --model "$d/short.model" --data "$d/small.svm"
+  expect_error "$np" 1 "wide.svm:2" predict --model "$d/small.model" --data "$d/wide.svm"
+  expect_error "$np" 1 "label3.svm:2: label 3" predict --model "$d/small.model" --data "$d/label3.svm"
+
+  local command
+  for command in train predict; do
+    run "$np" "$command" --help
+    if [ "$rc" != 0 ] || [ "$(grep -c "^usage: adasketch $command" "$work/run.stdout")" != 1 ] || [ -s "$work/run.stderr" ]; then
+      fail "np=$np adasketch $command --help: exit $rc, or usage not printed once"
+    else
+      echo "ok   np=$np $command --help"
+    fi
+  done
+}
+
+# train_run NAME NP ARGS...: adasketch train with a report in $work/NAME.npNP.json; checks exit and JSON.
+train_run() {
+  local name=$1 np=$2
+  shift 2
+  report="$work/$name.np$np.json"
+  run "$np" train "$@" --report "$report"
+  if [ "$rc" != 0 ]; then
+    fail "np=$np train $name: exit $rc; $(head -c 400 "$work/run.stderr")"
+    return 1
+  fi
+  if command -v python3 >/dev/null 2>&1 && ! python3 -m json.tool "$report" >/dev/null; then
+    fail "np=$np train $name: the report is not valid JSON"
+  fi
+  [ "$(json_value "$report" ranks)" = "$np" ] || fail "np=$np train $name: report says ranks = $(json_value "$report" ranks)"
+}
+
+# compare_runs NAME NP REF_NP MIN_ACCURACY: the run at NP has the first run's numbers; accuracy ≥ MIN.
+compare_runs() {
+  local name=$1 np=$2 ref=$3 min=$4 key
+  local a="$work/$name.np$np.json" b="$work/$name.np$ref.json"
+  [ "$(json_value "$a" online_mistakes)" = "$(json_value "$b" online_mistakes)" ] ||
+    fail "np=$np $name: online mistakes $(json_value "$a" online_mistakes) ≠ $(json_value "$b" online_mistakes) at np=$ref"
+  for key in cumulative_loss test_accuracy test_mean_loss; do
+    same_number "$(json_value "$a" $key)" "$(json_value "$b" $key)" ||
+      fail "np=$np $name: $key $(json_value "$a" $key) differs from np=$ref's $(json_value "$b" $key)"
+  done
+  awk -v a="$(json_value "$a" test_accuracy)" -v m="$min" 'BEGIN { exit !(a >= m) }' ||
+    fail "np=$np $name: test accuracy $(json_value "$a" test_accuracy) < $min"
+  echo "     np=$np $name: online mistakes $(json_value "$a" online_mistakes), test accuracy $(json_value "$a" test_accuracy)"
+}
+
+train() {
+  local first=$1 np last
+  for np in "$@"; do last=$np; done
+  local a9a=(--algo ada-diag --loss logistic --eta 0.1 --delta 0.01 --data "$data_dir/a9a.gz"
+    --test "$data_dir/a9a.t.gz" --dim 123)
+  local a9a_da=(--algo ada-diag-da --loss logistic --eta 1 --delta 10 --data "$data_dir/a9a.gz"
+    --test "$data_dir/a9a.t.gz" --dim 123)
+  local usps=(--algo ada-diag --loss softmax --eta 0.1 --delta 1 --data "$data_dir/usps_esl.gz"
+    --test "$data_dir/usps_esl.t.gz")
+  for np in "$@"; do
+    local model=()
+    [ "$np" = "$first" ] && model=(--model "$work/a9a.model")
+    train_run a9a "$np" "${a9a[@]}" "${model[@]}" && compare_runs a9a "$np" "$first" 0.835
+    [ "$(json_value "$work/a9a.np$np.json" examples)" = 32561 ] || fail "np=$np a9a: examples ≠ 32561"
+    train_run a9a-da "$np" "${a9a_da[@]}" && compare_runs a9a-da "$np" "$first" 0.835
+    train_run usps "$np" "${usps[@]}" && compare_runs usps "$np" "$first" 0.90
+    [ "$(json_value "$work/usps.np$np.json" classes)" = 10 ] || fail "np=$np usps: classes ≠ 10"
+  done
+
+  run "$last" predict --model "$work/a9a.model" --data "$data_dir/a9a.t.gz" --report "$work/predict.json"
+  if [ "$rc" != 0 ]; then
+    fail "np=$last predict: exit $rc; $(head -c 400 "$work/run.stderr")"
+  else
+    local key
+    for key in accuracy mean_loss; do
+      same_number "$(json_value "$work/predict.json" $key)" "$(json_value "$work/a9a.np$first.json" test_$key)" ||
+        fail "np=$last predict: $key $(json_value "$work/predict.json" $key) ≠ the training run's test_$key"
+    done
+    grep -q '^  labels        {-1,+1} as is' "$work/run.stdout" || fail "np=$last predict: label map not printed"
+    echo "     np=$last predict on the np=$first model: accuracy $(json_value "$work/predict.json" accuracy)"
+  fi
+
+  # A run of a few seconds (2 ranks if tested, else 1): progress lines on stdout, from rank 0 only,
+  # at most one a second.
+  local pnp=1 passes=80
+  for np in "$@"; do [ "$np" = 2 ] && pnp=2 passes=40; done
+  run "$pnp" train "${a9a[@]}" --passes "$passes" --report "$work/long.json"
+  local lines wall
+  lines=$(grep -c 'examples/s .*mistake rate .*s left' "$work/run.stdout")
+  wall=$(json_value "$work/long.json" seconds)
+  if [ "$rc" != 0 ] || [ "$lines" -lt 1 ] || ! awk -v n="$lines" -v s="$wall" 'BEGIN { exit !(n <= s + 1) }'; then
+    fail "np=$pnp progress: exit $rc, $lines progress lines in $wall s"
+  else
+    echo "     np=$pnp progress: $lines lines in $wall s"
+  fi
+  [ "$failures" = 0 ] && echo "ok   train: ada-diag and ada-diag-da agree across rank counts ($*); predict reproduces the test accuracy"
+}
+
 case $mode in
   errors) errors "$1" ;;
   a9a) a9a "$@" ;;
+  train_errors) train_errors "$1" ;;
+  train) train "$@" ;;
   *)
-    echo "usage: $0 {errors|a9a} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

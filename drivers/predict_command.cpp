@@ -1,0 +1,102 @@
+// `adasketch predict`: score a saved model (any rank count) on a data file.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "adasketch/learners/linear_model.hpp"
+#include "adasketch/learners/online_training.hpp"
+#include "cli_options.hpp"
+#include "collective_errors.hpp"
+#include "commands.hpp"
+#include "data_input.hpp"
+#include "json_writer.hpp"
+#include "report_file.hpp"
+
+namespace adasketch::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+OptionParser make_parser() {
+  OptionParser p(std::string(kProgram) + " predict", "--model FILE --data FILE [options]",
+                 "Scores the examples of --data with a model saved by `adasketch train --model` (at any rank count)\n"
+                 "and prints (rank 0) the accuracy (classification) and the mean loss. Labels are mapped with the\n"
+                 "model's label map, the one its training data chose.");
+  p.required("model", OptionType::String, "FILE", "a model file written by `adasketch train --model`");
+  p.required("data", OptionType::String, "FILE", "examples to score: LIBSVM text (.gz allowed) or dense binary");
+  p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
+  return p;
+}
+
+void print_summary(const OptionParser& opts, const Communicator& comm, const LinearModel& model,
+                   const std::string& format, const EvaluationStats& s) {
+  std::printf("adasketch predict: %s (%s, %s loss, d = %lld, K = %d), %d rank%s\n", opts.text("model").c_str(),
+              model.algorithm().c_str(), model.loss().name().c_str(), static_cast<long long>(model.dim()),
+              model.outputs(), comm.size(), comm.size() == 1 ? "" : "s");
+  std::printf("  labels        %s\n", model.labels().describe().c_str());
+  std::printf("  data          %s (%s): %lld examples\n", opts.text("data").c_str(), format.c_str(),
+              static_cast<long long>(s.examples));
+  if (model.loss().is_classification())
+    std::printf("  accuracy      %.6g (mistakes %lld)\n", s.accuracy, static_cast<long long>(s.mistakes));
+  std::printf("  mean loss     %.6g\n", s.mean_loss);
+  std::printf("  time          %.4g s\n", s.seconds);
+  std::fflush(stdout);
+}
+
+std::string report_json(const OptionParser& opts, const Communicator& comm, const LinearModel& model,
+                        const std::string& format, const EvaluationStats& s, double wall_seconds) {
+  JsonWriter j;
+  j.begin_object();
+  j.member("command", "predict");
+  j.member("version", ADASKETCH_VERSION);
+  j.key("options");
+  j.begin_object();
+  opts.write_json(j);
+  j.end_object();
+  j.member("algorithm", model.algorithm());
+  j.member("loss", model.loss().name());
+  j.member("classes", model.outputs());
+  j.member("label_map", model.labels().describe());
+  j.member("ranks", comm.size());
+  j.member("format", format);
+  j.member("d", model.dim());
+  j.member("examples", s.examples);
+  j.key("mistakes");
+  model.loss().is_classification() ? j.value(s.mistakes) : j.null();
+  j.member("accuracy", s.accuracy);  // NaN (null) for regression
+  j.member("mean_loss", s.mean_loss);
+  j.member("seconds", s.seconds);
+  j.member("seconds_per_example", s.examples > 0 ? s.seconds / static_cast<double>(s.examples) : 0.0);
+  j.member("wall_seconds", wall_seconds);
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace
+
+int run_predict(const Communicator& comm, std::span<const std::string> args) {
+  const auto wall_start = Clock::now();
+  OptionParser opts = make_parser();
+  opts.parse(args);
+  if (opts.help_requested()) {
+    if (comm.rank() == 0) std::fputs(opts.usage().c_str(), stdout);
+    return 0;
+  }
+  const std::string report = opts.text("report"), path = opts.text("data");
+  check_writable(comm, report, "option --report", true);
+  const LinearModel model = LinearModel::load(comm, opts.text("model"));
+  DataInput data = open_data(comm, path, model.dim(), "option --data (with the model's d)");
+  CollectiveOwner<ExampleSource> source(std::move(data.source));
+  const EvaluationStats stats = evaluate(model, *source, path);
+  const double wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
+  if (comm.rank() == 0) print_summary(opts, comm, model, data.format, stats);
+  if (!report.empty()) {
+    const std::string text = comm.rank() == 0 ? report_json(opts, comm, model, data.format, stats, wall_seconds) : std::string();
+    write_text_file(comm, report, text, "option --report");
+  }
+  return 0;
+}
+
+}  // namespace adasketch::driver

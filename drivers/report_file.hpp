@@ -1,0 +1,19 @@
+#pragma once
+// Output files of the subcommands (JSON reports, model files), written by rank 0 or collectively,
+// with failures raised on every rank (collective_errors.hpp).
+#include <string>
+
+#include "adasketch/comm/communicator.hpp"
+
+namespace adasketch::driver {
+
+/// Collective. Checks, before any work, that rank 0 can create `path`: throws InvalidArgument
+/// "<option>: cannot open 'PATH' for writing" on every rank otherwise. The file is left empty
+/// (keep) or removed again. Does nothing for an empty path.
+void check_writable(const Communicator& comm, const std::string& path, const std::string& option, bool keep);
+
+/// Collective. Rank 0 writes `text` (only rank 0's text is used) to `path`; a failure is thrown on
+/// every rank, naming the option.
+void write_text_file(const Communicator& comm, const std::string& path, const std::string& text, const std::string& option);
+
+}  // namespace adasketch::driver

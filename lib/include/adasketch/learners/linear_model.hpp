@@ -1,0 +1,75 @@
+#pragma once
+// A trained linear model W (d × K) held as weight slices, block-partitioned by features like a
+// learner's, and its file format. A model saved at one rank count loads at any other: each rank
+// reads the rows of W its own block needs.
+//
+// File format (little-endian), version 1:
+//   bytes   0..7    magic "ADSKMODL"
+//           8..11   uint32 format version (1)
+//          12..15   uint32 label map code (LabelMap::Kind)
+//          16..23   uint64 d
+//          24..31   uint64 K (scores per example: classes for softmax, else 1)
+//          32..63   algorithm name, ASCII, NUL-padded (e.g. "ada-diag")
+//          64..95   loss name, ASCII, NUL-padded (e.g. "logistic")
+//          96..111  reserved, zero
+//         112..119  uint64 weights checksum: Σ_e mix(e, bits(w_e)) mod 2⁶⁴ over e = j·K + k, with
+//                   mix(e, b) = splitmix64(b XOR splitmix64(e)) (order-free, so rank-count-free)
+//         120..127  uint64 header checksum: FNV-1a (64-bit) of bytes 0..119
+//         128..     d·K float64, feature-major: W[j, k] at byte 128 + 8(j·K + k)
+// The file size is exactly 128 + 8·d·K. save() writes FILE.tmp with MPI-IO (each rank its rows)
+// and renames it to FILE on rank 0 after every rank has closed it, so FILE is never half-written.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/comm/partition.hpp"
+#include "adasketch/learners/label_map.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/learners/loss.hpp"
+#include "adasketch/sketch/local_row.hpp"
+
+namespace adasketch {
+
+class LinearModel {
+ public:
+  /// A copy of the learner's current weight slice, with the label map its training data used.
+  /// Local (no communication).
+  LinearModel(const Learner& learner, const LabelMap& labels);
+
+  /// Collective. Reads a model file written at any rank count, partitioned for comm. Throws
+  /// InputError naming the file, identically on every rank, for a missing, truncated or corrupt
+  /// file (bad magic, version, names, sizes, reserved bytes or checksums).
+  static LinearModel load(const Communicator& comm, const std::string& path);
+  /// Collective. Writes the model file (format above). Throws Error naming the file when it cannot
+  /// be written, on every rank.
+  void save(const std::string& path) const;
+
+  const Communicator& comm() const noexcept { return comm_; }
+  const BlockPartition& partition() const noexcept { return partition_; }
+  index_t dim() const noexcept { return partition_.dim(); }
+  int outputs() const noexcept { return loss_.outputs(); }
+  const std::string& algorithm() const noexcept { return algorithm_; }
+  const Loss& loss() const noexcept { return loss_; }
+  const LabelMap& labels() const noexcept { return labels_; }
+  /// This rank's rows of W, feature-major: weights()[j*K + k] = W[begin + j, k].
+  std::span<const double> weights() const noexcept { return weights_; }
+
+  /// Collective (one Allreduce of K numbers). scores[0..K) = Wᵀx.
+  void predict(const LocalRow& x, std::span<double> scores) const;
+
+ private:
+  LinearModel(const Communicator& comm, index_t dim, std::string algorithm, const Loss& loss, const LabelMap& labels);
+
+  Communicator comm_;
+  BlockPartition partition_;
+  std::string algorithm_;
+  Loss loss_;
+  LabelMap labels_;
+  std::vector<double> weights_;
+};
+
+/// Collective: LinearModel(learner, labels).save(path).
+void save_model(const Learner& learner, const LabelMap& labels, const std::string& path);
+
+}  // namespace adasketch
