@@ -1,0 +1,143 @@
+#pragma once
+// Sketched Online Newton: FD-SON, fast FD-SON, RP-SON, Oja-SON (SON paper, Luo, Agarwal,
+// Cesa-Bianchi, Langford 2016: Alg. 1 with the sketches of Alg. 2, 8, 6 and 3) and RFD-SON, fast
+// RFD-SON (RFD paper, Luo, Chen, Zhang, Li 2017: Alg. 5 and 6). DESIGN.md §2–3.
+//
+// The step (SON Alg. 1; RFD-SON Alg. 5/6 is the same with α_t taken from the RFD sketch), on the
+// sketch B_t ∈ R^{R×d} of the to-sketch vectors ĝ_s = sqrt(σ + η_s) g_s and A_t = α_t I + B_tᵀB_t:
+//   projection  (Alg. 1 line 5, Lemma 1)  x̂ = B_{t−1}x, H = (α I + B_{t−1}B_{t−1}ᵀ)⁻¹,
+//               γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂),  w_t = u_t − γ(x − BᵀHx̂),  τ_C(z) = sgn(z) max(|z| − C, 0),
+//               i.e. w_t = argmin_{|wᵀx| ≤ C} ‖w − u_t‖_{A_{t−1}}, and the prediction w_tᵀx = clip_C(u_tᵀx);
+//   loss        g_t = ℓ'(w_tᵀx) x, ĝ_t = sqrt(σ + η_t) g_t inserted into the sketch (Alg. 1 lines 7–8);
+//   Newton      u_{t+1} = w_t − A_t⁻¹g_t = w_t − (g_t − B_tᵀH_tB_tg_t)/α_t   (Woodbury, Alg. 1 line 9).
+//
+// Cost (DESIGN.md §3): the weights are kept lazily as u = ū + Yᵀc (B = diag(row_scale)·Y is the
+// sketch's stored form, c ∈ R^R identical on every rank), so one example costs ONE Allreduce of R + 2
+// numbers [Y x, ūᵀx, ‖x‖²], reads the sketch once (Y x) between FD shrinks, and touches O(R·s) sketch
+// entries and s weights for s local nonzeros, plus O(R²) for the triangular solves with the cached
+// Cholesky factor of α I + BBᵀ (O(R²) to update after an FD insertion that fills a free row; O(R³)
+// after a shrink, an RP or an Oja update). Yᵀc is folded into ū only before an insertion that rewrites
+// every stored row (an FD shrink). The per-example path does not allocate.
+//
+// Choices (documented deviations and edge cases):
+//   - α must be > 0, also α₀ for RFD-SON: with α₀ = 0, A_t = BᵀB is singular before the first
+//     shrink (the RFD paper's Theorem 5 has ln(α_T/α₀) and is void there too). Tiny α₀ (1e-10) works.
+//   - A zero gradient (ℓ' = 0, x = 0, or σ + η_t = 0) is not inserted into the sketch: FD (Alg. 2)
+//     and Oja (S_t = (tΛ_t)^{1/2}V_t with Λ_t = (1 − 1/t)Λ_{t−1}) would be unchanged by it anyway,
+//     fast FD would spend a buffer row on a zero and RP would only advance its random counter.
+//   - After an FD insertion that fills a free row k (no shrink), x lies in the row space of B_t:
+//     g_t = B_tᵀe_k/sqrt(σ + η_t), so A_t⁻¹g_t = B_tᵀH_te_k/sqrt(σ + η_t) (push-through identity)
+//     is used instead of the Woodbury form. It is the same vector, without the division by α_t
+//     (whose cancellation would cost ~|log10 α_t| digits when α₀ is tiny).
+//   - The pivots of the Cholesky factor of α I + BBᵀ are ≥ α in exact arithmetic and are clamped
+//     to ≥ α; the projection's denominator α·xᵀA⁻¹x is clamped below by α‖x‖²/(α + tr BBᵀ).
+//   - The RFD paper's Alg. 5 line 11 / §5.2 write the projection of u_{t+1} onto K_t with γ from
+//     u_tᵀx_t (superscripts shifted); this follows SON Alg. 1, which the RFD paper defers to: project
+//     onto K_{t+1} = {|wᵀx_{t+1}| ≤ C} before predicting x_{t+1}, so every prediction is bounded by C.
+//   - Test-time scores (Learner::predict, a saved model) are uᵀx; SON's own prediction for x would be
+//     the projected w, i.e. clip_C(uᵀx): the same sign.
+//   - Diagonal rescaling (SON §5.2) is not implemented.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/sketch/sketch.hpp"
+
+namespace adasketch {
+
+class FrequentDirections;
+
+struct SketchedNewtonOptions {
+  /// η_t: constant η, η/t (the RFD paper's η_t = O(1/t)), or η/√t (SON §2's choice when σ = 0).
+  enum class EtaSchedule { constant, inv_t, inv_sqrt_t };
+
+  /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, Γ_t = I/t),
+  /// rfd, fast-rfd (RFD paper Alg. 3, 4: α_t grows by σ_ℓ²/2 at every shrink).
+  std::string sketch = "fast-rfd";
+  /// Sketch size ℓ (m in the papers), ≥ 1; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d.
+  index_t ell = 20;
+  /// SON's α (> 0); for rfd and fast-rfd the initial α₀ (> 0) of the sketch's α_t.
+  double alpha = 1.0;
+  /// Radius of K_t = {w : |wᵀx_t| ≤ C} (> 0; +∞ disables the projection).
+  double C = 1.0;
+  /// Curvature σ_t = σ of Assumption 2 (≥ 0), constant over t. SON §2: the squared loss has
+  /// σ = 1/(8C²) on |wᵀx|, |y| ≤ C; 0 assumes convexity only.
+  double sigma = 0.0;
+  /// Scale η ≥ 0 of the η_t schedule. (a9a, squared loss: σ = 1/(8C²), η_t = 100/t makes RFD-SON
+  /// insensitive to α₀; jobs/son_a9a.sh.)
+  double eta = 1.0;
+  EtaSchedule eta_schedule = EtaSchedule::inv_sqrt_t;
+  /// Seed of the rp and oja sketches (results do not depend on the rank count).
+  std::uint64_t seed = 1;
+};
+
+/// "constant", "inv-t", "inv-sqrt-t" → EtaSchedule; throws InvalidArgument naming the value.
+SketchedNewtonOptions::EtaSchedule parse_eta_schedule(const std::string& name);
+/// The inverse of parse_eta_schedule.
+std::string to_string(SketchedNewtonOptions::EtaSchedule schedule);
+
+class SketchedNewton final : public Learner {
+ public:
+  /// Local (no communication, except the Oja sketch's initial orthonormalization). Throws
+  /// InvalidArgument for a softmax loss (SON is defined for one score), an unknown sketch, or an
+  /// option outside its documented range.
+  SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options = {});
+  ~SketchedNewton() override;
+
+  /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son.
+  std::string name() const override;
+  /// Local: out[j] = u[begin + j], the slice of u = ū + Yᵀc (the weights before the next projection).
+  void weights(std::span<double> out) const override;
+
+  const SketchedNewtonOptions& options() const noexcept { return options_; }
+  const Sketch& sketch() const noexcept { return *sketch_; }
+  /// α of the current A = αI + BᵀB: the option α, or the RFD sketch's α_t.
+  double alpha() const noexcept;
+  /// η_t for the t-th example (t ≥ 1).
+  double eta(index_t t) const noexcept;
+  /// Examples whose projection was active (|uᵀx| > C) so far.
+  index_t projections() const noexcept { return projections_; }
+
+  /// Collective (one Allreduce). out[j] = w[begin + j] for w = argmin_{|wᵀx| ≤ C} ‖w − u‖_A, the
+  /// projection step() would apply to x now (Lemma 1); does not change the learner.
+  void projected_weights(const LocalRow& x, std::span<double> out) const;
+
+ protected:
+  StepResult do_step(const LocalRow& x, double label) override;
+  /// out[0] += ūᵀx_p + cᵀ(Y_p x_p): this rank's part of uᵀx.
+  void add_local_scores(const LocalRow& x, std::span<double> out) const override;
+
+ private:
+  struct Projection {
+    double ux = 0.0, xx = 0.0, tau = 0.0, gamma = 0.0;
+  };
+  /// The one Allreduce and the projection coefficients; leaves Y x in yx_ and, when gamma ≠ 0,
+  /// H x̂ in hx_.
+  Projection project(const LocalRow& x) const;
+  /// Cholesky factor of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
+  /// into the free row k leaves the other rows of the factor unchanged).
+  void factor_all();
+  void factor_row(index_t k);
+  /// v ← L⁻¹v, and v ← L⁻ᵀv (so that solving is forward then backward).
+  void forward(std::span<double> v) const noexcept;
+  void backward(std::span<double> v) const noexcept;
+  /// ū += a·x on this rank's entries.
+  void add_to_ubar(const LocalRow& x, double a) noexcept;
+
+  SketchedNewtonOptions options_;
+  std::unique_ptr<Sketch> sketch_;
+  const FrequentDirections* fd_ = nullptr;  // the sketch when it is an FD/RFD sketch
+  bool regularized_ = false;                // α from the sketch (RFD)
+  index_t rows_ = 0;
+  index_t projections_ = 0;
+  double factor_alpha_ = 0.0;               // α of the factorized matrix
+  double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
+  std::vector<double> trace_part_;          // its diagonal entries, as factorized
+  std::vector<double> ubar_, c_, factor_, ghat_, yg_, solve_;
+  mutable std::vector<double> reduce_, yx_, hx_, scratch_;
+};
+
+}  // namespace adasketch

@@ -1,0 +1,351 @@
+#include "adasketch/learners/sketched_newton.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "adasketch/sketch/frequent_directions.hpp"
+#include "adasketch/sketch/make_sketch.hpp"
+#include "learner_families.hpp"
+
+namespace adasketch {
+
+namespace {
+
+bool is_son_sketch(const std::string& s) {
+  return s == "fd" || s == "fast-fd" || s == "rp" || s == "oja" || s == "rfd" || s == "fast-rfd";
+}
+
+const Loss& checked_loss(const Loss& loss) {
+  if (loss.kind() == LossKind::softmax)
+    throw InvalidArgument("sketched online Newton (SON) takes a binary or regression loss, not softmax");
+  return loss;
+}
+
+// τ_C(z) = sgn(z) max(|z| − C, 0) (SON Lemma 1).
+double tau_c(double z, double C) noexcept {
+  if (z > C) return z - C;
+  if (z < -C) return z + C;
+  return 0.0;
+}
+
+// uᵀx on this rank's entries.
+double local_dot(std::span<const double> u, const LocalRow& x) noexcept {
+  const auto v = x.values();
+  if (x.is_dense()) {
+    if (v.empty()) return 0.0;
+    return cblas_ddot(static_cast<int>(v.size()), u.data(), 1, v.data(), 1);
+  }
+  const auto idx = x.indices();
+  double s = 0.0;
+  for (std::size_t n = 0; n < idx.size(); ++n) s += u[static_cast<std::size_t>(idx[n])] * v[n];
+  return s;
+}
+
+// out += a·x on this rank's entries.
+void add_scaled(const LocalRow& x, double a, std::span<double> out) noexcept {
+  if (a == 0.0) return;
+  const auto v = x.values();
+  if (x.is_dense()) {
+    if (!v.empty()) cblas_daxpy(static_cast<int>(v.size()), a, v.data(), 1, out.data(), 1);
+    return;
+  }
+  const auto idx = x.indices();
+  for (std::size_t n = 0; n < idx.size(); ++n) out[static_cast<std::size_t>(idx[n])] += a * v[n];
+}
+
+}  // namespace
+
+SketchedNewtonOptions::EtaSchedule parse_eta_schedule(const std::string& name) {
+  using S = SketchedNewtonOptions::EtaSchedule;
+  if (name == "constant") return S::constant;
+  if (name == "inv-t") return S::inv_t;
+  if (name == "inv-sqrt-t") return S::inv_sqrt_t;
+  throw InvalidArgument("unknown eta schedule '" + name + "' (expected constant, inv-t or inv-sqrt-t)");
+}
+
+std::string to_string(SketchedNewtonOptions::EtaSchedule schedule) {
+  switch (schedule) {
+    case SketchedNewtonOptions::EtaSchedule::constant: return "constant";
+    case SketchedNewtonOptions::EtaSchedule::inv_t: return "inv-t";
+    case SketchedNewtonOptions::EtaSchedule::inv_sqrt_t: return "inv-sqrt-t";
+  }
+  return "constant";
+}
+
+SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss,
+                               const SketchedNewtonOptions& options)
+    : Learner(comm, dim, checked_loss(loss)), options_(options) {
+  ADASKETCH_REQUIRE(is_son_sketch(options.sketch),
+                    "sketch = '" + options.sketch + "' (expected fd, fast-fd, rp, oja, rfd or fast-rfd)");
+  ADASKETCH_REQUIRE(options.ell >= 1, "ell = " + std::to_string(options.ell));
+  ADASKETCH_REQUIRE(std::isfinite(options.alpha) && options.alpha > 0.0,
+                    "alpha = " + std::to_string(options.alpha) +
+                        " (SON needs α > 0; for RFD-SON α₀ > 0, since α₀I + BᵀB is singular before the first shrink)");
+  ADASKETCH_REQUIRE(options.C > 0.0, "C = " + std::to_string(options.C));  // +∞ allowed, NaN rejected
+  ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + std::to_string(options.sigma));
+  ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + std::to_string(options.eta));
+  regularized_ = options.sketch.ends_with("rfd");
+  SketchSpec spec;
+  spec.method = options.sketch;
+  spec.ell = options.ell;
+  spec.seed = options.seed;
+  spec.alpha0 = regularized_ ? options.alpha : 0.0;
+  sketch_ = make_sketch(comm, partition(), spec);
+  fd_ = dynamic_cast<const FrequentDirections*>(sketch_.get());
+  rows_ = sketch_->rows();
+  const auto R = static_cast<std::size_t>(rows_);
+  const auto dp = static_cast<std::size_t>(local_dim());
+  ubar_.assign(dp, 0.0);
+  ghat_.assign(dp, 0.0);
+  c_.assign(R, 0.0);
+  yg_.assign(R, 0.0);
+  solve_.assign(R, 0.0);
+  factor_.assign(R * R, 0.0);
+  trace_part_.assign(R, 0.0);
+  reduce_.assign(R + 2, 0.0);
+  yx_.assign(R, 0.0);
+  hx_.assign(R, 0.0);
+  scratch_.assign(R, 0.0);
+  factor_all();
+}
+
+SketchedNewton::~SketchedNewton() = default;
+
+std::string SketchedNewton::name() const { return options_.sketch + "-son"; }
+
+double SketchedNewton::alpha() const noexcept { return regularized_ ? sketch_->alpha() : options_.alpha; }
+
+double SketchedNewton::eta(index_t t) const noexcept {
+  const double tt = static_cast<double>(std::max<index_t>(t, 1));
+  switch (options_.eta_schedule) {
+    case SketchedNewtonOptions::EtaSchedule::constant: return options_.eta;
+    case SketchedNewtonOptions::EtaSchedule::inv_t: return options_.eta / tt;
+    case SketchedNewtonOptions::EtaSchedule::inv_sqrt_t: return options_.eta / std::sqrt(tt);
+  }
+  return options_.eta;
+}
+
+// ---- The cached Cholesky factor L Lᵀ = α I + B Bᵀ (row-major lower triangle of factor_). -------------
+
+void SketchedNewton::factor_all() {
+  factor_alpha_ = alpha();
+  factor_trace_ = 0.0;
+  std::fill(trace_part_.begin(), trace_part_.end(), 0.0);
+  for (index_t k = 0; k < rows_; ++k) factor_row(k);
+}
+
+void SketchedNewton::factor_row(index_t k) {
+  // Cholesky–Banachiewicz: row k of L from rows 0..k−1, so recomputing one row after the Gram changed
+  // only in row/column k (an FD insertion into a free row, whose later rows are zero) gives exactly
+  // the factor a full recomputation would.
+  const auto g = sketch_->gram();
+  const index_t R = rows_;
+  const double a = factor_alpha_;
+  double* lk = factor_.data() + k * R;
+  for (index_t j = 0; j < k; ++j) {
+    const double* lj = factor_.data() + j * R;
+    double s = g[k * R + j];
+    for (index_t p = 0; p < j; ++p) s -= lk[p] * lj[p];
+    lk[j] = s / lj[j];
+  }
+  double s = g[k * R + k] + a;
+  for (index_t p = 0; p < k; ++p) s -= lk[p] * lk[p];
+  // The pivots of αI + BBᵀ are ≥ α (its leading blocks dominate αI); round-off may undercut that when
+  // BBᵀ is (nearly) singular and α is tiny.
+  if (!std::isfinite(s)) throw NumericError(name() + ": non-finite entry in the factor of αI + BBᵀ");
+  lk[k] = std::sqrt(std::max(s, a));
+  for (index_t j = k + 1; j < R; ++j) lk[j] = 0.0;
+  factor_trace_ += g[k * R + k] - trace_part_[k];  // tr BBᵀ, for the projection's lower bound
+  trace_part_[k] = g[k * R + k];
+}
+
+void SketchedNewton::forward(std::span<double> v) const noexcept {
+  const index_t R = rows_;
+  for (index_t i = 0; i < R; ++i) {
+    const double* li = factor_.data() + i * R;
+    double s = v[i];
+    for (index_t j = 0; j < i; ++j) s -= li[j] * v[j];
+    v[i] = s / li[i];
+  }
+}
+
+void SketchedNewton::backward(std::span<double> v) const noexcept {
+  const index_t R = rows_;
+  for (index_t i = R - 1; i >= 0; --i) {
+    double s = v[i];
+    for (index_t j = i + 1; j < R; ++j) s -= factor_[j * R + i] * v[j];
+    v[i] = s / factor_[i * R + i];
+  }
+}
+
+void SketchedNewton::add_to_ubar(const LocalRow& x, double a) noexcept { add_scaled(x, a, ubar_); }
+
+// ---- The step ---------------------------------------------------------------------------------------
+
+SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
+  const index_t R = rows_;
+  // The example's one Allreduce: [Y_p x_p, ū_pᵀx_p, ‖x_p‖²] (DESIGN.md §3).
+  std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(R)));
+  reduce_[R] = local_dot(ubar_, x);
+  reduce_[R + 1] = x.local_norm2();
+  comm().allreduce_sum(reduce_);
+  Projection p;
+  p.ux = reduce_[R];
+  p.xx = reduce_[R + 1];
+  for (index_t i = 0; i < R; ++i) {
+    yx_[i] = reduce_[i];
+    p.ux += c_[i] * yx_[i];  // uᵀx = ūᵀx + cᵀ(Y x)
+  }
+  if (!std::isfinite(p.ux) || !std::isfinite(p.xx))
+    throw NumericError(name() + ": the score uᵀx is not finite (non-finite input values?)");
+  p.tau = tau_c(p.ux, options_.C);
+  if (p.tau == 0.0 || p.xx == 0.0) return p;
+  // SON Alg. 1 line 5 / Lemma 1: γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂) with x̂ = Bx = row_scale ∘ (Y x).
+  const auto scale = sketch_->row_scale();
+  for (index_t i = 0; i < R; ++i) hx_[i] = scale[i] * yx_[i];
+  forward(hx_);  // L⁻¹x̂, so x̂ᵀHx̂ = ‖L⁻¹x̂‖²
+  double q = 0.0;
+  for (index_t i = 0; i < R; ++i) q += hx_[i] * hx_[i];
+  backward(hx_);  // H x̂
+  // xᵀx − x̂ᵀHx̂ = α xᵀA⁻¹x ≥ α‖x‖²/(α + λ_max(BᵀB)) ≥ α‖x‖²/(α + tr BBᵀ).
+  const double floor = factor_alpha_ * p.xx / (factor_alpha_ + factor_trace_);
+  const double denom = std::max(p.xx - q, floor);
+  p.gamma = p.tau / denom;
+  return p;
+}
+
+StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
+  const index_t R = rows_;
+  Sketch& sk = *sketch_;
+  const Projection pr = project(x);
+  // ū collects multiples of x (projection, β of the insertion, Woodbury term) and takes them in one
+  // pass at the end; Yᵀc is folded in only before a restructuring insertion.
+  double kappa = 0.0;
+  double prediction = pr.ux;
+  if (pr.gamma != 0.0) {
+    // w = u − γ(x − BᵀHx̂): ū −= γx, c += γ row_scale ∘ (Hx̂). Prediction wᵀx = uᵀx − τ = ±C.
+    const auto scale = sk.row_scale();
+    kappa -= pr.gamma;
+    for (index_t i = 0; i < R; ++i) c_[i] += pr.gamma * scale[i] * hx_[i];
+    prediction = pr.ux - pr.tau;
+    ++projections_;
+  }
+  const double score[1] = {prediction};
+  const StepResult result{loss().value(score, label), loss().mistake(score, label)};
+  double dl = 0.0;
+  loss().derivative(score, label, std::span<double>(&dl, 1));
+  if (dl == 0.0 || pr.xx == 0.0) {  // g_t = 0: u_{t+1} = w_t
+    add_to_ubar(x, kappa);
+    return result;
+  }
+
+  // SON Alg. 1 line 7–8: ĝ = sqrt(σ_t + η_t) g, g = ℓ'(wᵀx) x, inserted into the sketch.
+  const double root = std::sqrt(options_.sigma + eta(steps() + 1));
+  const double gscale = root * dl;  // ĝ = gscale · x
+  bool in_row_space = false;        // x is (a multiple of) the stored row `slot`
+  index_t slot = -1;
+  if (gscale != 0.0) {
+    const bool restructures = sk.next_insert_restructures();
+    if (restructures) {
+      // A shrink rewrites every row: fold u = ū + Yᵀc into ū first (Sketch::next_insert_restructures).
+      sk.add_local_transpose_product(c_, ubar_);
+      std::fill(c_.begin(), c_.end(), 0.0);
+    }
+    slot = fd_ != nullptr ? fd_->filled() : -1;
+    // ĝ's local slice (a scaled copy of x), Y ĝ = gscale · Y x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
+    const auto xv = x.values();
+    ADASKETCH_REQUIRE(xv.size() <= ghat_.size(), "the example has more local entries than local features");
+    for (std::size_t n = 0; n < xv.size(); ++n) ghat_[n] = gscale * xv[n];
+    const std::span<const double> gv(ghat_.data(), xv.size());
+    const LocalRow ghat = x.is_dense() ? LocalRow::dense(gv) : LocalRow::sparse(x.indices(), gv);
+    for (index_t i = 0; i < R; ++i) yg_[i] = gscale * yx_[i];
+    sk.insert(ghat, yg_, gscale * gscale * pr.xx);
+    // Carry u = ū + Yᵀc and Y x through the insertion (Sketch::update_coefficients, update_product).
+    kappa += sk.update_coefficients(c_) * gscale;  // Y_oldᵀc = Y_newᵀc' + β ĝ
+    sk.update_product(yx_, gscale * pr.xx);         // yx_ = Y_new x
+    if (fd_ != nullptr && !restructures) {
+      factor_row(slot);  // only row `slot` of the Gram changed, α did not
+      in_row_space = true;
+    } else {
+      factor_all();
+    }
+  }
+
+  // SON Alg. 1 line 9 / RFD-SON Alg. 5 line 10: u_{t+1} = w_t − A_t⁻¹g_t, A_t = α_tI + B_tᵀB_t.
+  if (in_row_space) {
+    // Row `slot` of Y = B is ĝ = root·g, so g = Bᵀe_slot/root and A⁻¹g = Bᵀ(αI + BBᵀ)⁻¹e_slot/root.
+    std::fill(solve_.begin(), solve_.end(), 0.0);
+    solve_[slot] = 1.0;
+    forward(solve_);
+    backward(solve_);
+    for (index_t i = 0; i < R; ++i) c_[i] -= solve_[i] / root;
+  } else {
+    // Woodbury: A⁻¹g = (g − BᵀHBg)/α with Bg = ℓ' row_scale ∘ (Y_new x): ū −= (ℓ'/α)x,
+    // c += row_scale ∘ (H Bg)/α.
+    const auto scale = sk.row_scale();
+    const double a = factor_alpha_;
+    for (index_t i = 0; i < R; ++i) solve_[i] = dl * scale[i] * yx_[i];
+    forward(solve_);
+    backward(solve_);
+    for (index_t i = 0; i < R; ++i) c_[i] += scale[i] * solve_[i] / a;
+    kappa -= dl / a;
+  }
+  add_to_ubar(x, kappa);
+  return result;
+}
+
+void SketchedNewton::add_local_scores(const LocalRow& x, std::span<double> out) const {
+  double s = local_dot(ubar_, x);
+  if (std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
+    std::fill(scratch_.begin(), scratch_.end(), 0.0);
+    sketch_->add_local_product(x, scratch_);
+    for (index_t i = 0; i < rows_; ++i) s += c_[i] * scratch_[i];
+  }
+  out[0] += s;
+}
+
+void SketchedNewton::weights(std::span<double> out) const {
+  ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
+                                                    std::to_string(ubar_.size()));
+  std::copy(ubar_.begin(), ubar_.end(), out.begin());
+  sketch_->add_local_transpose_product(c_, out);
+}
+
+void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out) const {
+  ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
+                                                    std::to_string(ubar_.size()));
+  const Projection pr = project(x);
+  const auto scale = sketch_->row_scale();
+  std::copy(c_.begin(), c_.end(), scratch_.begin());
+  std::copy(ubar_.begin(), ubar_.end(), out.begin());
+  if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂), as in do_step
+    for (index_t i = 0; i < rows_; ++i) scratch_[i] += pr.gamma * scale[i] * hx_[i];
+    add_scaled(x, -pr.gamma, out);
+  }
+  sketch_->add_local_transpose_product(scratch_, out);
+}
+
+std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
+  const std::string& a = spec.algorithm;
+  if (!a.ends_with("-son")) return nullptr;
+  SketchedNewtonOptions options;
+  options.sketch = a.substr(0, a.size() - 4);
+  if (!is_son_sketch(options.sketch)) return nullptr;
+  options.ell = spec.ell;
+  options.alpha = spec.alpha0;
+  options.C = spec.C;
+  options.sigma = spec.sigma;
+  options.eta = spec.eta;
+  options.eta_schedule = parse_eta_schedule(spec.eta_schedule);
+  options.seed = spec.seed;
+  return std::make_unique<SketchedNewton>(comm, dim, Loss(spec.loss, spec.classes), options);
+}
+
+}  // namespace adasketch
