@@ -1,4 +1,5 @@
 // `adasketch predict`: score a saved model (any rank count) on a data file.
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -38,7 +39,7 @@ void print_summary(const OptionParser& opts, const Communicator& comm, const Lin
   std::printf("  labels        %s\n", model.labels().describe().c_str());
   std::printf("  data          %s (%s): %lld examples\n", opts.text("data").c_str(), format.c_str(),
               static_cast<long long>(s.examples));
-  if (model.loss().is_classification())
+  if (std::isfinite(s.accuracy))
     std::printf("  accuracy      %.6g (mistakes %lld)\n", s.accuracy, static_cast<long long>(s.mistakes));
   std::printf("  mean loss     %.6g\n", s.mean_loss);
   std::printf("  time          %.4g s\n", s.seconds);
@@ -64,7 +65,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("d", model.dim());
   j.member("examples", s.examples);
   j.key("mistakes");
-  model.loss().is_classification() ? j.value(s.mistakes) : j.null();
+  std::isfinite(s.accuracy) ? j.value(s.mistakes) : j.null();
   j.member("accuracy", s.accuracy);  // NaN (null) for regression
   j.member("mean_loss", s.mean_loss);
   j.member("seconds", s.seconds);

@@ -124,12 +124,12 @@ void print_progress(const TrainingProgress& p, index_t total, int passes, bool c
   std::fflush(stdout);
 }
 
-void print_summary(const OptionParser& opts, const Learner& learner, const Results& r) {
+void print_summary(const OptionParser& opts, const Results& r) {
   const TrainingStats& t = r.train;
   const double n = static_cast<double>(t.examples);
   std::printf("  examples      %lld (%s pass%s)\n", static_cast<long long>(t.examples), opts.text("passes").c_str(),
               opts.integer("passes") == 1 ? "" : "es");
-  if (learner.loss().is_classification())
+  if (t.classified)
     std::printf("  online        mistakes %lld (rate %.6g), cumulative loss %.6g (mean %.6g)\n",
                 static_cast<long long>(t.mistakes), rate(t.mistakes, t.examples), t.cumulative_loss, t.cumulative_loss / n);
   else
@@ -139,7 +139,7 @@ void print_summary(const OptionParser& opts, const Learner& learner, const Resul
   if (r.tested) {
     std::printf("  test          %s (%s): %lld examples", opts.text("test").c_str(), r.test_format.c_str(),
                 static_cast<long long>(r.test.examples));
-    if (learner.loss().is_classification())
+    if (std::isfinite(r.test.accuracy))
       std::printf(", accuracy %.6g (mistakes %lld)", r.test.accuracy, static_cast<long long>(r.test.mistakes));
     std::printf(", mean loss %.6g\n", r.test.mean_loss);
   }
@@ -149,7 +149,7 @@ void print_summary(const OptionParser& opts, const Learner& learner, const Resul
 
 std::string report_json(const OptionParser& opts, const Communicator& comm, const Learner& learner, const Results& r) {
   const TrainingStats& t = r.train;
-  const bool classification = learner.loss().is_classification();
+  const bool classification = t.classified;  // also a regression loss on ±1 labels (sign mistakes)
   JsonWriter j;
   j.begin_object();
   j.member("command", "train");
@@ -247,7 +247,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   if (!model_path.empty()) save_model(*learner, labels, model_path);
   r.wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
 
-  if (comm.rank() == 0) print_summary(opts, *learner, r);
+  if (comm.rank() == 0) print_summary(opts, r);
   if (!report.empty()) {
     const std::string text = comm.rank() == 0 ? report_json(opts, comm, *learner, r) : std::string();
     write_text_file(comm, report, text, "option --report");

@@ -299,3 +299,34 @@ TEST(OnlineTraining, NonFiniteInputIsAnInputErrorOnEveryRank) {
     EXPECT_EQ(e.line(), 4);
   }
 }
+
+// A regression loss on ±1 labels counts sign mistakes (least-squares classification, RFD paper §5.2);
+// on other labels it reports no accuracy.
+TEST(OnlineTraining, RegressionLossOnSignLabelsReportsSignAccuracy) {
+  const index_t d = 17, n = 150;
+  const Loss loss("squared");
+  const Dataset data = make_data(n, d, 0.7, Loss("logistic"), 5);  // labels ±1
+  const LabelMap labels = LabelMap::infer(loss, -1.0, 1.0);
+  const DiagonalAdaGradOptions options{.eta = 0.1, .delta = 1.0};
+  {
+    MemorySource source(data.x, data.y, world());
+    DiagonalAdaGrad learner(world(), d, loss, options);
+    const TrainingStats stats = train(learner, source, labels, TrainingOptions{.passes = 1, .source_name = "memory"});
+    EXPECT_TRUE(stats.classified);
+    const EvaluationStats ev = evaluate(learner, source, labels, "memory");
+    index_t wrong = 0;
+    std::vector<double> p(1);
+    for (index_t i = 0; i < n; ++i) {
+      learner.predict(LocalRow::dense(local_slice(data.x, i, learner.partition(), learner.comm().rank())), p);
+      wrong += data.y[i] * p[0] <= 0.0 ? 1 : 0;
+    }
+    EXPECT_EQ(ev.mistakes, wrong);
+    EXPECT_DOUBLE_EQ(ev.accuracy, 1.0 - static_cast<double>(wrong) / static_cast<double>(n));
+  }
+  std::vector<double> real(data.y);
+  real[3] = 0.25;
+  MemorySource source(data.x, real, world());
+  DiagonalAdaGrad learner(world(), d, loss, options);
+  EXPECT_FALSE(train(learner, source, labels, TrainingOptions{.passes = 1, .source_name = "memory"}).classified);
+  EXPECT_TRUE(std::isnan(evaluate(learner, source, labels, "memory").accuracy));
+}

@@ -107,7 +107,9 @@ TEST(Loss, MistakesAndNames) {
   EXPECT_TRUE(hinge.mistake(std::vector{0.0}, 1.0));  // a zero score is a mistake for either label
   EXPECT_TRUE(hinge.mistake(std::vector{0.0}, -1.0));
   EXPECT_FALSE(hinge.mistake(std::vector{-0.1}, -1.0));
-  EXPECT_FALSE(Loss("squared").mistake(std::vector{5.0}, -1.0));
+  EXPECT_TRUE(Loss("squared").mistake(std::vector{5.0}, -1.0));  // a sign mistake on a ±1 label
+  EXPECT_FALSE(Loss("squared").mistake(std::vector{-5.0}, -1.0));
+  EXPECT_FALSE(Loss("absolute").mistake(std::vector{-5.0}, 0.5));  // no mistakes on other labels
   const Loss softmax("softmax", 3);
   EXPECT_FALSE(softmax.mistake(std::vector{1.0, 3.0, 3.0}, 1.0));  // ties go to the smallest class
   EXPECT_TRUE(softmax.mistake(std::vector{1.0, 3.0, 3.0}, 2.0));

@@ -99,7 +99,7 @@ void Loss::derivative(std::span<const double> scores, double label, std::span<do
 bool Loss::mistake(std::span<const double> scores, double label) const {
   switch (kind_) {
     case LossKind::squared:
-    case LossKind::absolute: return false;
+    case LossKind::absolute: return (label == 1.0 || label == -1.0) && label * scores[0] <= 0.0;
     case LossKind::logistic:
     case LossKind::hinge:
     case LossKind::squared_hinge: return label * scores[0] <= 0.0;

@@ -37,6 +37,7 @@ EvaluationStats evaluate_with(const Loss& loss, const LabelMap& labels, ExampleS
   std::vector<double> scores(static_cast<std::size_t>(loss.outputs()));
   EvaluationStats stats;
   double total_loss = 0.0;
+  bool signs = true;  // every label ±1
   Example example;
   source.rewind();
   while (source.next(example)) {
@@ -47,11 +48,12 @@ EvaluationStats evaluate_with(const Loss& loss, const LabelMap& labels, ExampleS
         throw InputError(source_name, example.position, "the score Wᵀx is not finite (non-finite input values?)");
     total_loss += loss.value(scores, y);
     stats.mistakes += loss.mistake(scores, y) ? 1 : 0;
+    signs = signs && (y == 1.0 || y == -1.0);
     ++stats.examples;
   }
   const double n = static_cast<double>(stats.examples);
   stats.mean_loss = stats.examples > 0 ? total_loss / n : 0.0;
-  stats.accuracy = !loss.is_classification() ? std::numeric_limits<double>::quiet_NaN()
+  stats.accuracy = !loss.is_classification() && !signs ? std::numeric_limits<double>::quiet_NaN()
                    : stats.examples > 0     ? 1.0 - static_cast<double>(stats.mistakes) / n
                                             : 0.0;
   stats.seconds = seconds_since(start);
@@ -68,6 +70,7 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
   auto last_report = start;
   index_t next_check = 1;
   TrainingStats stats;
+  bool signs = true;  // every label ±1
   Example example;
   for (int pass = 1; pass <= options.passes; ++pass) {
     source.rewind();
@@ -81,6 +84,7 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
       }
       stats.cumulative_loss += r.loss;
       stats.mistakes += r.mistake ? 1 : 0;
+      signs = signs && (y == 1.0 || y == -1.0);
       ++stats.examples;
       if (options.progress && stats.examples >= next_check) {
         const auto now = Clock::now();
@@ -95,6 +99,7 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
       }
     }
   }
+  stats.classified = learner.loss().is_classification() || signs;
   stats.seconds = learner.comm().allreduce_max(seconds_since(start));
   return stats;
 }

@@ -11,7 +11,8 @@
 //   softmax        ℓ = log Σ_k e^{p_k} − p_y    ∂ℓ/∂p_k = e^{p_k}/Σ_j e^{p_j} − [k = y]
 //                  (log-sum-exp shifted by max_k p_k, so no overflow)
 // Mistakes: binary y·p ≤ 0 (a zero score is a mistake for either label); softmax argmax_k p_k ≠ y,
-// ties going to the smallest k.
+// ties going to the smallest k; regression losses on a label of exactly ±1 count sign mistakes
+// y·p ≤ 0 (classification by least squares, as in the RFD paper §5.2 and SON §5), and none otherwise.
 #include <span>
 #include <string>
 
@@ -37,8 +38,8 @@ class Loss {
   double value(std::span<const double> scores, double label) const;
   /// ∂ℓ/∂p into dscores (outputs() entries); a subgradient where ℓ is not differentiable.
   void derivative(std::span<const double> scores, double label, std::span<double> dscores) const;
-  /// Classification: whether the prediction (sign, or argmax) differs from the label. Regression:
-  /// false.
+  /// Whether the prediction (sign, or argmax) differs from the label; for a regression loss, a sign
+  /// mistake when the label is ±1 and false otherwise (see above).
   bool mistake(std::span<const double> scores, double label) const;
 
  private:

@@ -33,6 +33,9 @@ struct TrainingOptions {
 struct TrainingStats {
   index_t examples = 0;          ///< steps over all passes
   index_t mistakes = 0;          ///< online mistakes: w_t misclassified x_t before its update
+  /// Whether mistakes are meaningful: a classification loss, or a regression loss whose labels were
+  /// all ±1 (sign mistakes, Loss::mistake).
+  bool classified = false;
   double cumulative_loss = 0.0;  ///< Σ_t ℓ_t(w_t)
   double seconds = 0.0;          ///< wall time of the loop, the slowest rank's
 };
@@ -45,8 +48,9 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
 
 struct EvaluationStats {
   index_t examples = 0;
-  index_t mistakes = 0;    ///< classification only (0 for regression)
-  double accuracy = 0.0;   ///< 1 − mistakes/examples; NaN for regression losses
+  index_t mistakes = 0;    ///< Loss::mistake over the examples
+  /// 1 − mistakes/examples; NaN for a regression loss unless every label is ±1 (sign accuracy).
+  double accuracy = 0.0;
   double mean_loss = 0.0;  ///< (1/n) Σ ℓ(Wᵀx, y)
   double seconds = 0.0;
 };
