@@ -16,9 +16,8 @@
 # SIGMA=, ETA=, SCHEDULE= and ALPHAS= override the setting of the main table.
 #
 # Run under SLURM (sbatch jobs/son_a9a.sh) or directly (bash jobs/son_a9a.sh): srun inside an
-# allocation, mpirun otherwise. One JSON report and model per run in $OUT (default results/son_a9a).
-# The test accuracy is computed here from the saved model (sign of wᵀx over a9a.t, python3), since
-# `adasketch train` treats the squared loss as regression and reports no accuracy for it.
+# allocation, mpirun otherwise. One JSON report per run in $OUT (default results/son_a9a).
+# With the squared loss on ±1 labels, `adasketch train` reports sign mistakes and the sign accuracy.
 set -euo pipefail
 here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 source "$here/jobs/mpi_env.sh"
@@ -31,39 +30,15 @@ ell="${ELL:-20}"
 mkdir -p "$out"
 if [ -n "${SLURM_JOB_ID:-}" ]; then launch=(srun); else launch=(mpirun --quiet -np "$ranks" --oversubscribe); fi
 
-# Sign accuracy of a saved model (format: README, `adasketch train --model`) on a LIBSVM file.
-accuracy() {
-  python3 - "$1" "$2" <<'EOF'
-import gzip, struct, sys
-blob = open(sys.argv[1], 'rb').read()
-d, k = struct.unpack_from('<QQ', blob, 16)
-w = struct.unpack_from('<%dd' % (d * k), blob, 128)
-opener = gzip.open if sys.argv[2].endswith('.gz') else open
-n = correct = 0
-with opener(sys.argv[2], 'rt') as f:
-    for line in f:
-        fields = line.split('#', 1)[0].split()
-        if not fields:
-            continue
-        s = 0.0
-        for t in fields[1:]:
-            i, v = t.split(':')
-            s += w[int(i) - 1] * float(v)
-        n += 1
-        correct += s * float(fields[0]) > 0
-print('%.4f' % (100.0 * correct / n))
-EOF
-}
-
 # run ALGO ALPHA0 SIGMA ETA SCHEDULE → one table row
 run() {
   local algo=$1 a0=$2 sigma=$3 eta=$4 sched=$5
   local name="$out/$algo.ell$ell.a$a0.s$sigma.e$eta.$sched.np$ranks"
   "${launch[@]}" "$bin" train --algo "$algo" --loss squared --ell "$ell" --alpha0 "$a0" --C 1 \
-    --sigma "$sigma" --eta "$eta" --eta-schedule "$sched" --data "$train" --dim 123 \
-    --model "$name.model" --report "$name.json" >/dev/null
+    --sigma "$sigma" --eta "$eta" --eta-schedule "$sched" --data "$train" --test "$test" --dim 123 \
+    --report "$name.json" >/dev/null
   local acc mean_loss spe
-  acc=$(accuracy "$name.model" "$test")
+  acc=$(awk -F'[:,]' '/"test_accuracy"/ {printf "%.4f", 100 * $2; exit}' "$name.json")
   mean_loss=$(awk -F'[:,]' '/"mean_loss"/ {print $2; exit}' "$name.json")
   spe=$(awk -F'[:,]' '/"seconds_per_example"/ {print $2; exit}' "$name.json")
   printf '%-13s %6s %6s %6s %-10s %9s %12.6g %12.4g\n' "$algo" "$a0" "$sigma" "$eta" "$sched" "$acc" "$mean_loss" "$spe"
