@@ -7,7 +7,7 @@
 namespace adasketch {
 
 std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
-  for (auto* family : {&make_diagonal_adagrad, &make_sketched_newton})
+  for (auto* family : {&make_diagonal_adagrad, &make_sketched_adagrad, &make_sketched_newton})
     if (auto learner = family(comm, dim, spec)) return learner;
   throw InvalidArgument("unknown algorithm '" + spec.algorithm +
                         "' (expected ada-diag, ada-diag-da, ada-fd, ada-fd-da, ada-gp, ada-dp, fd-son, fast-fd-son, "

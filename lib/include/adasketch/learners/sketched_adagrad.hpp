@@ -1,0 +1,139 @@
+#pragma once
+// Sketched full-matrix AdaGrad: ADA-FD (Wan, Wei, Zhang 2018, Alg. 1 and 2, eq. (6), (7)) and ADA-GP /
+// ADA-DP (Wan, Zhang 2019, Alg. 1 and 2). H_t = δI + (B_tᵀB_t)^{1/2} with B_t a sketch of the
+// gradients (FD, fast FD or a Gaussian random projection) or of the data (random projection).
+//
+//   composite mirror descent (ADA-FD Alg. 2, ADA-GP Alg. 1, ADA-DP Alg. 2):  w_{t+1} = w_t − η H_t⁻¹ g_t
+//   dual averaging (ADA-FD Alg. 1, eq. (6)):                                w_{t+1} = −η H_t⁻¹ ḡ_t,  ḡ_t = Σ_{s≤t} g_s
+//
+// H⁻¹ through the R×R Gram only. With M = BBᵀ = UΛUᵀ (R = sketch rows; eigendecomposed every step,
+// identically on every rank) and σ_i = √λ_i, the papers' Woodbury form is
+//   H⁻¹v = (v − V(δI + Σ)⁻¹ΣVᵀv)/δ,   B = UΣVᵀ,
+// and since V = BᵀUΣ⁻¹ on the range of B, V(δI+Σ)⁻¹ΣVᵀ = BᵀU diag(1/(σ_i(δ+σ_i)))UᵀB = BᵀPB:
+//   H⁻¹v = (v − BᵀPBv)/δ,   P = U diag(1/(σ_i(δ+σ_i))) Uᵀ,
+// dropping the λ_i ≤ rank_tolerance·λ_max. Accuracy: the Gram fixes λ_i only to about u·λ_max
+// (u = 2⁻⁵³), so a direction with tiny σ_i has its factor σ_i/(δ+σ_i) in H⁻¹ wrong by about
+// u·λ_max/(σ_i δ); dropping it instead errs by σ_i/δ. Both stay below √(rank_tolerance·λ_max)/δ ≈
+// 3·10⁻⁸·σ_max/δ at the default, the price of never forming an SVD of the ℓ×d matrix B
+// (DESIGN.md §3). H⁻¹'s eigenvalues stay in [1/(δ+σ_max), 1/δ] whatever is dropped.
+//
+// Multiclass (softmax, K scores): W is d×K, stored feature-major as a dK-vector, and a gradient is
+// G = x ⊗ ∂ℓ/∂p. The gradient sketches have dimension dK on the interleaved partition (a feature's K
+// entries stay on its owner). ADA-DP sketches x (dimension d) and applies H ⊗ I_K: each class column
+// of W takes the step of ADA-DP Alg. 2 for its own gradient x·∂ℓ/∂p_k.
+//
+// Lazy weights (DESIGN.md §3): w = w̄ + Yᵀc (gradient sketches, c ∈ R^R) or W = W̄ + YᵀC (data sketch,
+// C ∈ R^{R×K}), with Y the stored sketch rows (B = diag(row_scale)·Y). One step:
+//   1. one Allreduce of [Y(x⊗e_k) for k < K, w̄ᵀ(x⊗e_k) for k < K, ‖x‖²] (R·K + K + 1 numbers; R + K + 1
+//      for the data sketch): the scores p_k = w̄ᵀ(x⊗e_k) + cᵀY(x⊗e_k) and Yg = Σ_k ∂ℓ/∂p_k Y(x⊗e_k),
+//      ‖g‖² = ‖x‖²‖∂ℓ/∂p‖²;
+//   2. mirror descent: if the insertion will restructure the sketch (an FD shrink), fold w̄ += Yᵀc,
+//      c = 0; insert g (or x); c ← c' with Y_oldᵀc = Y_newᵀc' + βg, w̄ += βg; then
+//      w̄ −= (η/δ)g and c += (η/δ)·s∘P(s∘Y_new g)  (s = row_scale);
+//   3. dual averaging keeps w̄ = −(η/δ)ḡ and Yw̄ through the insertions (update_product, with
+//      gᵀw̄ = Σ_k ∂ℓ/∂p_k w̄ᵀ(x⊗e_k) from the same Allreduce) and sets c = −s∘P(s∘Yw̄): no fold.
+// Between shrinks a step touches O(R·s·K) sketch entries for s local nonzeros, and reads the sketch
+// once for a dense example. Nothing is allocated per example.
+//
+// A zero gradient (∂ℓ/∂p = 0, or x = 0) leaves a gradient sketch, w̄ and c unchanged and is not
+// inserted, so the t-th *inserted* gradient of ADA-GP draws the random vector r_t (the same law as
+// the paper's Alg. 1, whose r_t g_tᵀ is zero then). ADA-DP inserts every x_t (Alg. 2 line 4).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/linalg/symmetric_eigen.hpp"
+#include "adasketch/sketch/sketch.hpp"
+
+namespace adasketch {
+
+struct SketchedAdaGradOptions {
+  /// What is sketched, and how.
+  enum class Sketching {
+    fd_gradients,       ///< Frequent Directions of the gradients, ℓ rows (ADA-FD)
+    fast_fd_gradients,  ///< fast FD of the gradients: 2ℓ-row buffer, shrunk when full (amortized O(ℓd))
+    rp_gradients,       ///< Gaussian random projection of the gradients, r_t ~ N(0, I/ℓ) (ADA-GP)
+    rp_data,            ///< Gaussian random projection of the examples x_t (ADA-DP)
+  };
+  enum class Form {
+    mirror_descent,  ///< composite mirror descent, φ = 0 (ADA-FD Alg. 2; ADA-GP Alg. 1; ADA-DP Alg. 2)
+    dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD Alg. 1, eq. (6))
+  };
+  Sketching sketching = Sketching::fd_gradients;
+  Form form = Form::mirror_descent;
+  index_t ell = 10;         ///< sketch size ℓ (τ in the papers) ≥ 1
+  double eta = 0.1;         ///< step size η > 0
+  double delta = 1.0;       ///< δ > 0 (σ in the ADA-GP/DP paper): H = δI + (BᵀB)^{1/2}
+  std::uint64_t seed = 1;   ///< random projections: r_t[i] = Philox(seed).normal(t, i)/√ℓ
+  /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of BBᵀ count as zero: the round-off level of the
+  /// eigensolver (about R·u·λ_max) for a rank-deficient sketch. In [0, 1). Genuine eigenvalues this
+  /// small (e.g. rows of nearly vanished gradients) are dropped too, which changes H⁻¹ by at most
+  /// √(rank_tolerance·λ_max)/δ; 1e-12 already moves ADA-FD's weights by ~1e-7 in such runs.
+  double rank_tolerance = 1e-15;
+};
+
+class SketchedAdaGrad final : public Learner {
+ public:
+  /// Collective (constructs the sketch on comm). Throws InvalidArgument unless dim ≥ 1, ℓ ≥ 1, η > 0,
+  /// δ > 0 (finite) and 0 ≤ rank_tolerance < 1.
+  SketchedAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const SketchedAdaGradOptions& options = {});
+  ~SketchedAdaGrad() override;
+
+  /// ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, ada-dp-da
+  /// (mirror descent; "-da" for dual averaging).
+  std::string name() const override;
+  void weights(std::span<double> out) const override;
+  const SketchedAdaGradOptions& options() const noexcept { return options_; }
+  /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
+  const Sketch& sketch() const noexcept { return *sketch_; }
+
+ protected:
+  StepResult do_step(const LocalRow& x, double label) override;
+  void add_local_scores(const LocalRow& x, std::span<double> out) const override;
+
+ private:
+  bool sketches_gradients() const noexcept { return options_.sketching != SketchedAdaGradOptions::Sketching::rp_data; }
+  bool dual_averaging() const noexcept { return options_.form == SketchedAdaGradOptions::Form::dual_averaging; }
+  /// Throws InvalidArgument unless x fits this rank's block.
+  void check_row(const LocalRow& x) const;
+  /// out[k·R + i] += (Y_p (x_p ⊗ e_k))_i for k < K (gradient sketches), or out[i] += (Y_p x_p)_i (data).
+  void add_local_products(const LocalRow& x, std::span<double> out) const;
+  /// out[k] += w̄_pᵀ(x_p ⊗ e_k).
+  void add_local_lazy_dots(const LocalRow& x, std::span<double> out) const;
+  /// w̄ += Yᵀc (or W̄ += YᵀC) and c = 0: before an insertion that restructures the sketch.
+  void fold();
+  /// Eigendecomposes the current Gram (unless it is diagonal) and sets the weights
+  /// φ_i = 1/(σ_i(δ+σ_i)) of P.
+  void factor_gram();
+  /// out = s∘P(s∘v) with the last factor_gram().
+  void apply_p(std::span<const double> v, std::span<double> out);
+  void step_gradient_sketch(const LocalRow& x, std::span<const double> products, std::span<const double> lazy_dots,
+                            double xx);
+  void step_data_sketch(const LocalRow& x, std::span<const double> products, std::span<const double> lazy_dots,
+                        double xx);
+
+  SketchedAdaGradOptions options_;
+  std::unique_ptr<Sketch> sketch_;
+  index_t rows_ = 0;     ///< R: sketch rows (ℓ, or 2ℓ for fast FD)
+  index_t classes_ = 1;  ///< K
+  index_t dp_ = 0;       ///< local features d_p
+  SymmetricEigen eigen_;
+  index_t rank_ = 0;     ///< eigenpairs kept by the last factor_gram()
+  bool diagonal_ = false;  ///< the last Gram was diagonal: phi_[r] belongs to row r, no eigenvectors
+  std::vector<double> phi_, z_, q_, projected_;  ///< P's weights, scratch, s∘P(s∘v), Y·g (or Y·x)
+  std::vector<double> lazy_;      ///< w̄ (d_p × K, feature-major); dual averaging: −(η/δ)ḡ
+  std::vector<double> coef_;      ///< c (R), or C class-major (K × R) for the data sketch
+  std::vector<double> dual_;      ///< dual averaging: Yw̄ (R), or YW̄ class-major (K × R)
+  std::vector<double> reduce_;    ///< the step's Allreduce buffer
+  std::vector<double> scores_, dscores_;
+  std::vector<double> g_values_;  ///< the gradient x ⊗ ∂ℓ/∂p as a local row (dense or sparse)
+  std::vector<index_t> g_indices_;
+  std::vector<index_t> class_indices_;  ///< K > 1, gradient sketch: class-major j·K + k for a dense x
+  mutable std::vector<index_t> sparse_class_indices_;  ///< K > 1: x's local indices mapped to j·K + k
+  mutable std::vector<double> score_products_;         ///< add_local_scores' local products
+};
+
+}  // namespace adasketch

@@ -1,0 +1,443 @@
+#include "adasketch/learners/sketched_adagrad.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "adasketch/sketch/frequent_directions.hpp"
+#include "adasketch/sketch/random_projection.hpp"
+#include "learner_families.hpp"
+#include "nonzeros.hpp"
+
+namespace adasketch {
+
+namespace {
+
+using Sketching = SketchedAdaGradOptions::Sketching;
+using Form = SketchedAdaGradOptions::Form;
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw InvalidArgument("SketchedAdaGrad: " + what);
+}
+
+// Validates the options and builds the sketch: gradients live in R^{dK} on the interleaved
+// partition (feature j's K entries j·K … j·K+K−1 on j's owner), data in R^d.
+std::unique_ptr<Sketch> build_sketch(const Communicator& comm, index_t dim, const Loss& loss,
+                                     const SketchedAdaGradOptions& o) {
+  require(dim >= 1, "dim must be >= 1, got " + std::to_string(dim));
+  require(o.ell >= 1, "ell must be >= 1, got " + std::to_string(o.ell));
+  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number(o.eta));
+  require(std::isfinite(o.delta) && o.delta > 0.0, "delta must be positive and finite, got " + number(o.delta));
+  require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
+          "rank_tolerance must be in [0, 1), got " + number(o.rank_tolerance));
+  const BlockPartition features(dim, comm.size());
+  switch (o.sketching) {
+    case Sketching::fd_gradients:
+    case Sketching::fast_fd_gradients: {
+      FrequentDirectionsOptions fd;
+      fd.ell = o.ell;
+      fd.fast = o.sketching == Sketching::fast_fd_gradients;
+      return std::make_unique<FrequentDirections>(comm, features.interleaved(loss.outputs()), fd);
+    }
+    case Sketching::rp_gradients:
+      return std::make_unique<RandomProjection>(comm, features.interleaved(loss.outputs()),
+                                                RandomProjectionOptions{o.ell, o.seed, 0});
+    case Sketching::rp_data:
+      return std::make_unique<RandomProjection>(comm, features, RandomProjectionOptions{o.ell, o.seed, 0});
+  }
+  throw InvalidArgument("SketchedAdaGrad: unknown sketching");
+}
+
+std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
+
+}  // namespace
+
+SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Loss& loss,
+                                 const SketchedAdaGradOptions& options)
+    : Learner(comm, dim, loss),
+      options_(options),
+      sketch_(build_sketch(comm, dim, loss, options)),
+      rows_(sketch_->rows()),
+      classes_(loss.outputs()),
+      dp_(local_dim()),
+      eigen_(static_cast<int>(sketch_->rows())) {
+  const index_t R = rows_, K = classes_;
+  phi_.assign(sz(R), 0.0);
+  z_.assign(sz(R), 0.0);
+  q_.assign(sz(R), 0.0);
+  projected_.assign(sz(R), 0.0);
+  lazy_.assign(sz(dp_ * K), 0.0);
+  const index_t coefficient_count = sketches_gradients() ? R : R * K;
+  coef_.assign(sz(coefficient_count), 0.0);
+  if (dual_averaging()) dual_.assign(sz(coefficient_count), 0.0);
+  const index_t products = sketches_gradients() ? R * K : R;
+  reduce_.assign(sz(products + K + 1), 0.0);
+  score_products_.assign(sz(products), 0.0);
+  scores_.assign(sz(K), 0.0);
+  dscores_.assign(sz(K), 0.0);
+  if (sketches_gradients()) {
+    g_values_.assign(sz(dp_ * K), 0.0);
+    g_indices_.assign(sz(dp_ * K), 0);
+    if (K > 1) {
+      class_indices_.resize(sz(dp_ * K));
+      for (index_t k = 0; k < K; ++k)
+        for (index_t j = 0; j < dp_; ++j) class_indices_[sz(k * dp_ + j)] = j * K + k;
+      sparse_class_indices_.assign(sz(dp_), 0);
+    }
+  }
+}
+
+SketchedAdaGrad::~SketchedAdaGrad() = default;
+
+std::string SketchedAdaGrad::name() const {
+  std::string base;
+  switch (options_.sketching) {
+    case Sketching::fd_gradients: base = "ada-fd"; break;
+    case Sketching::fast_fd_gradients: base = "fast-ada-fd"; break;
+    case Sketching::rp_gradients: base = "ada-gp"; break;
+    case Sketching::rp_data: base = "ada-dp"; break;
+  }
+  return dual_averaging() ? base + "-da" : base;
+}
+
+void SketchedAdaGrad::check_row(const LocalRow& x) const {
+  if (x.is_dense()) {
+    if (static_cast<index_t>(x.values().size()) != dp_)
+      throw InvalidArgument(name() + ": dense row has " + std::to_string(x.values().size()) +
+                            " local entries, expected " + std::to_string(dp_));
+    return;
+  }
+  const auto idx = x.indices();
+  if (idx.size() != x.values().size())
+    throw InvalidArgument(name() + ": sparse row has " + std::to_string(idx.size()) + " indices and " +
+                          std::to_string(x.values().size()) + " values");
+  index_t previous = -1;
+  for (const index_t j : idx) {
+    if (j <= previous || j >= dp_)
+      throw InvalidArgument(name() + ": sparse row indices must be ascending local indices in [0, " +
+                            std::to_string(dp_) + "), got " + std::to_string(j));
+    previous = j;
+  }
+}
+
+void SketchedAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) const {
+  const index_t R = rows_, K = classes_;
+  if (!sketches_gradients() || K == 1) {
+    // Data sketch: Y_p x_p. Gradient sketch with K = 1: x ⊗ e_0 = x.
+    sketch_->add_local_product(x, out.first(sz(R)));
+    return;
+  }
+  // Y(x ⊗ e_k) gathers rows j·K + k of the feature-major block: the K calls together read each
+  // stored entry of x's features once.
+  for (index_t k = 0; k < K; ++k) {
+    std::span<const index_t> idx;
+    if (x.is_dense()) {
+      idx = std::span<const index_t>(class_indices_).subspan(sz(k * dp_), sz(dp_));
+    } else {
+      const auto xi = x.indices();
+      for (std::size_t n = 0; n < xi.size(); ++n) sparse_class_indices_[n] = xi[n] * K + k;
+      idx = std::span<const index_t>(sparse_class_indices_).first(xi.size());
+    }
+    sketch_->add_local_product(LocalRow::sparse(idx, x.values()), out.subspan(sz(k * R), sz(R)));
+  }
+}
+
+void SketchedAdaGrad::add_local_lazy_dots(const LocalRow& x, std::span<double> out) const {
+  const std::size_t K = sz(classes_);
+  const double* w = lazy_.data();
+  detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+    const double* wj = w + j * K;
+    for (std::size_t k = 0; k < K; ++k) out[k] += v * wj[k];
+  });
+}
+
+void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) const {
+  check_row(x);
+  const index_t R = rows_, K = classes_;
+  std::fill(score_products_.begin(), score_products_.end(), 0.0);
+  add_local_products(x, score_products_);
+  add_local_lazy_dots(x, out);
+  // The local part of cᵀY(x ⊗ e_k) (or C_kᵀYx) is cᵀ(Y_p(x_p ⊗ e_k)): it sums over ranks.
+  for (index_t k = 0; k < K; ++k) {
+    const double* prod = score_products_.data() + (sketches_gradients() ? k * R : 0);
+    const double* c = coef_.data() + (sketches_gradients() ? 0 : k * R);
+    double s = 0.0;
+    for (index_t i = 0; i < R; ++i) s += c[i] * prod[i];
+    out[sz(k)] += s;
+  }
+}
+
+void SketchedAdaGrad::weights(std::span<double> out) const {
+  const std::size_t n = lazy_.size();
+  ADASKETCH_REQUIRE(out.size() >= n, "out.size() = " + std::to_string(out.size()) + ", needs " + std::to_string(n));
+  std::copy(lazy_.begin(), lazy_.end(), out.begin());
+  if (sketches_gradients()) {
+    sketch_->add_local_transpose_product(coef_, out.first(n));
+    return;
+  }
+  const index_t R = rows_, K = classes_;
+  std::vector<double> column(sz(dp_));
+  for (index_t k = 0; k < K; ++k) {
+    std::fill(column.begin(), column.end(), 0.0);
+    sketch_->add_local_transpose_product(std::span<const double>(coef_).subspan(sz(k * R), sz(R)), column);
+    for (index_t j = 0; j < dp_; ++j) out[sz(j * K + k)] += column[sz(j)];
+  }
+}
+
+void SketchedAdaGrad::fold() {
+  if (sketches_gradients()) {
+    sketch_->add_local_transpose_product(coef_, lazy_);
+  } else {
+    // Only a restructuring data sketch would need this (the random projection never does).
+    const index_t R = rows_, K = classes_;
+    std::vector<double> column(sz(dp_));
+    for (index_t k = 0; k < K; ++k) {
+      std::fill(column.begin(), column.end(), 0.0);
+      sketch_->add_local_transpose_product(std::span<const double>(coef_).subspan(sz(k * R), sz(R)), column);
+      for (index_t j = 0; j < dp_; ++j) lazy_[sz(j * K + k)] += column[sz(j)];
+    }
+  }
+  std::fill(coef_.begin(), coef_.end(), 0.0);
+}
+
+void SketchedAdaGrad::factor_gram() {
+  const index_t R = rows_;
+  const auto M = sketch_->gram();
+  // An FD shrink leaves orthogonal rows, BBᵀ = diag(λ_i − λ_ℓ): after every step of plain FD, and
+  // after each shrink of fast FD, the recomputed Gram is diagonal up to round-off. Off-diagonal
+  // entries within the eigensolver's own backward error (R·u·max_i M_ii) are then ignored and the
+  // eigendecomposition is skipped: P = diag(φ(M_ii)).
+  double top = 0.0;
+  for (index_t r = 0; r < R; ++r) top = std::max(top, M[sz(r * R + r)]);
+  diagonal_ = true;
+  const double off_tolerance = static_cast<double>(R) * 0x1p-53 * top;
+  for (index_t r = 1; r < R && diagonal_; ++r)
+    for (index_t c = 0; c < r; ++c)
+      if (!(std::abs(M[sz(r * R + c)]) <= off_tolerance)) {
+        diagonal_ = false;
+        break;
+      }
+  if (diagonal_) {
+    for (index_t r = 0; r < R; ++r) {
+      const double l = M[sz(r * R + r)];
+      const double sigma = std::sqrt(std::max(l, 0.0));
+      phi_[sz(r)] = top > 0.0 && l > options_.rank_tolerance * top ? 1.0 / (sigma * (options_.delta + sigma)) : 0.0;
+    }
+    return;
+  }
+  eigen_.compute(M);
+  const auto lambda = eigen_.values();  // descending
+  const double lambda_max = lambda[0];
+  const double delta = options_.delta;
+  rank_ = 0;
+  for (index_t i = 0; i < R; ++i) {
+    const double l = lambda[sz(i)];
+    if (!(lambda_max > 0.0) || l <= options_.rank_tolerance * lambda_max) break;
+    const double sigma = std::sqrt(l);
+    phi_[sz(i)] = 1.0 / (sigma * (delta + sigma));  // P = U diag(1/(σ_i(δ+σ_i))) Uᵀ
+    rank_ = i + 1;
+  }
+}
+
+void SketchedAdaGrad::apply_p(std::span<const double> v, std::span<double> out) {
+  const index_t R = rows_;
+  const auto s = sketch_->row_scale();
+  if (diagonal_) {
+    for (index_t r = 0; r < R; ++r) out[sz(r)] = s[sz(r)] * phi_[sz(r)] * s[sz(r)] * v[sz(r)];
+    return;
+  }
+  const auto u = eigen_.vectors();  // row-major R×R, eigenvector i in column i
+  // z = φ ∘ Uᵀ(s∘v) on the kept eigenpairs, then out = s∘(U z).
+  for (index_t i = 0; i < rank_; ++i) {
+    double z = 0.0;
+    for (index_t r = 0; r < R; ++r) z += u[sz(r * R + i)] * s[sz(r)] * v[sz(r)];
+    z_[sz(i)] = phi_[sz(i)] * z;
+  }
+  for (index_t r = 0; r < R; ++r) {
+    double acc = 0.0;
+    const double* ur = u.data() + r * R;
+    for (index_t i = 0; i < rank_; ++i) acc += ur[i] * z_[sz(i)];
+    out[sz(r)] = s[sz(r)] * acc;
+  }
+}
+
+StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
+  check_row(x);
+  const index_t R = rows_, K = classes_;
+  const index_t products = sketches_gradients() ? R * K : R;
+  std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  add_local_products(x, std::span<double>(reduce_).first(sz(products)));
+  add_local_lazy_dots(x, std::span<double>(reduce_).subspan(sz(products), sz(K)));
+  reduce_[sz(products + K)] = x.local_norm2();
+  comm().allreduce_sum(reduce_);  // the step's one Allreduce: R·K + K + 1 numbers (R + K + 1 for ADA-DP)
+  const std::span<const double> prod = std::span<const double>(reduce_).first(sz(products));
+  const std::span<const double> dots = std::span<const double>(reduce_).subspan(sz(products), sz(K));
+  const double xx = reduce_[sz(products + K)];
+
+  for (index_t k = 0; k < K; ++k) {
+    const double* pk = prod.data() + (sketches_gradients() ? k * R : 0);
+    const double* c = coef_.data() + (sketches_gradients() ? 0 : k * R);
+    double s = dots[sz(k)];
+    for (index_t i = 0; i < R; ++i) s += c[i] * pk[i];
+    if (!std::isfinite(s)) throw NumericError(name() + ": the score wᵀx is not finite (non-finite input values?)");
+    scores_[sz(k)] = s;
+  }
+  const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};
+  loss().derivative(scores_, label, dscores_);
+  if (sketches_gradients())
+    step_gradient_sketch(x, prod, dots, xx);
+  else
+    step_data_sketch(x, prod, dots, xx);
+  return result;
+}
+
+void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const double> products,
+                                           std::span<const double> lazy_dots, double xx) {
+  const index_t R = rows_, K = classes_;
+  double dd = 0.0, gw = 0.0;
+  for (index_t k = 0; k < K; ++k) {
+    dd += dscores_[sz(k)] * dscores_[sz(k)];
+    gw += dscores_[sz(k)] * lazy_dots[sz(k)];  // gᵀw̄ = Σ_k ∂ℓ/∂p_k w̄ᵀ(x⊗e_k)
+  }
+  const double gg = xx * dd;  // ‖x ⊗ ∂ℓ/∂p‖² = ‖x‖²‖∂ℓ/∂p‖²
+  if (gg == 0.0) return;      // g = 0: H, w̄ and c stay as they are (nothing is inserted)
+  // Yg = Σ_k ∂ℓ/∂p_k Y(x ⊗ e_k), from the reduced products.
+  for (index_t i = 0; i < R; ++i) {
+    double v = 0.0;
+    for (index_t k = 0; k < K; ++k) v += dscores_[sz(k)] * products[sz(k * R + i)];
+    projected_[sz(i)] = v;
+  }
+  const bool md = !dual_averaging();
+  if (md && sketch_->next_insert_restructures()) fold();
+
+  // g = x ⊗ ∂ℓ/∂p as a local row of the dK-dimensional sketch (dense x → dense g).
+  LocalRow g = LocalRow::dense({});
+  if (x.is_dense()) {
+    const auto v = x.values();
+    for (index_t j = 0; j < dp_; ++j)
+      for (index_t k = 0; k < K; ++k) g_values_[sz(j * K + k)] = v[sz(j)] * dscores_[sz(k)];
+    g = LocalRow::dense(std::span<const double>(g_values_).first(sz(dp_ * K)));
+  } else {
+    const auto xi = x.indices();
+    const auto v = x.values();
+    std::size_t n = 0;
+    for (std::size_t m = 0; m < xi.size(); ++m)
+      for (index_t k = 0; k < K; ++k, ++n) {
+        g_indices_[n] = xi[m] * K + k;
+        g_values_[n] = v[m] * dscores_[sz(k)];
+      }
+    g = LocalRow::sparse(std::span<const index_t>(g_indices_).first(n), std::span<const double>(g_values_).first(n));
+  }
+  sketch_->insert(g, projected_, gg);
+  // w̄ += (β − η/δ) g: β from carrying c through the insertion (mirror descent), −η/δ the step's
+  // isotropic part of −ηH⁻¹g = −(η/δ)(g − BᵀPBg).
+  const double step = options_.eta / options_.delta;
+  const double beta = md ? sketch_->update_coefficients(coef_) : 0.0;
+  const double a = beta - step;
+  const auto gv = g.values();
+  if (g.is_dense()) {
+    for (std::size_t e = 0; e < gv.size(); ++e) lazy_[e] += a * gv[e];
+  } else {
+    const auto gi = g.indices();
+    for (std::size_t e = 0; e < gv.size(); ++e) lazy_[sz(gi[e])] += a * gv[e];
+  }
+  sketch_->update_product(projected_, gg);  // Y_new g
+  if (!md) sketch_->update_product(dual_, gw);  // Y_new w̄_old
+  factor_gram();
+  if (md) {
+    // ADA-FD Alg. 2 line 7 / ADA-GP Alg. 1 line 6: w ← w − (η/δ)(g − BᵀPBg); BᵀPBg = Yᵀ(s∘P(s∘Yg)).
+    apply_p(projected_, q_);
+    for (index_t i = 0; i < R; ++i) coef_[sz(i)] += step * q_[sz(i)];
+  } else {
+    // ADA-FD Alg. 1 line 7, eq. (6): w = −(η/δ)(ḡ − BᵀPBḡ) = w̄ − Yᵀ(s∘P(s∘Yw̄)), w̄ = −(η/δ)ḡ.
+    for (index_t i = 0; i < R; ++i) dual_[sz(i)] -= step * projected_[sz(i)];
+    apply_p(dual_, coef_);
+    for (index_t i = 0; i < R; ++i) coef_[sz(i)] = -coef_[sz(i)];
+  }
+}
+
+void SketchedAdaGrad::step_data_sketch(const LocalRow& x, std::span<const double> products,
+                                       std::span<const double> lazy_dots, double xx) {
+  const index_t R = rows_, K = classes_;
+  const bool md = !dual_averaging();
+  if (md && sketch_->next_insert_restructures()) fold();
+  std::copy(products.begin(), products.end(), projected_.begin());
+  sketch_->insert(x, projected_, xx);  // ADA-DP Alg. 2 line 4: S_t = S_{t−1} + r_t x_tᵀ
+  const double step = options_.eta / options_.delta;
+  // W̄_{:,k} += (β_k − (η/δ)∂ℓ/∂p_k) x, β_k from carrying C_k through the insertion.
+  for (index_t k = 0; k < K; ++k) {
+    const double beta = md ? sketch_->update_coefficients(std::span<double>(coef_).subspan(sz(k * R), sz(R))) : 0.0;
+    scores_[sz(k)] = beta - step * dscores_[sz(k)];  // scores_ is free now: the per-class factor
+  }
+  {
+    const std::size_t Kz = sz(K);
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+      double* wj = lazy_.data() + j * Kz;
+      for (std::size_t k = 0; k < Kz; ++k) wj[k] += v * scores_[k];
+    });
+  }
+  sketch_->update_product(projected_, xx);  // Y_new x
+  if (!md)
+    for (index_t k = 0; k < K; ++k)
+      sketch_->update_product(std::span<double>(dual_).subspan(sz(k * R), sz(R)), lazy_dots[sz(k)]);
+  factor_gram();
+  if (md) {
+    // ADA-DP Alg. 2 line 6 per class: W_{:,k} −= (η/δ)∂ℓ/∂p_k (x − BᵀPBx).
+    apply_p(projected_, q_);
+    for (index_t k = 0; k < K; ++k) {
+      const double f = step * dscores_[sz(k)];
+      if (f == 0.0) continue;
+      for (index_t i = 0; i < R; ++i) coef_[sz(k * R + i)] += f * q_[sz(i)];
+    }
+  } else {
+    for (index_t k = 0; k < K; ++k) {
+      auto dual_k = std::span<double>(dual_).subspan(sz(k * R), sz(R));
+      auto coef_k = std::span<double>(coef_).subspan(sz(k * R), sz(R));
+      const double f = step * dscores_[sz(k)];
+      for (index_t i = 0; i < R; ++i) dual_k[sz(i)] -= f * projected_[sz(i)];
+      apply_p(dual_k, coef_k);
+      for (index_t i = 0; i < R; ++i) coef_k[sz(i)] = -coef_k[sz(i)];
+    }
+  }
+}
+
+std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
+  struct Name {
+    const char* name;
+    Sketching sketching;
+    Form form;
+  };
+  static constexpr Name kNames[] = {
+      {"ada-fd", Sketching::fd_gradients, Form::mirror_descent},
+      {"ada-fd-da", Sketching::fd_gradients, Form::dual_averaging},
+      {"fast-ada-fd", Sketching::fast_fd_gradients, Form::mirror_descent},
+      {"fast-ada-fd-da", Sketching::fast_fd_gradients, Form::dual_averaging},
+      {"ada-gp", Sketching::rp_gradients, Form::mirror_descent},
+      {"ada-gp-da", Sketching::rp_gradients, Form::dual_averaging},
+      {"ada-dp", Sketching::rp_data, Form::mirror_descent},
+      {"ada-dp-da", Sketching::rp_data, Form::dual_averaging},
+  };
+  for (const auto& n : kNames) {
+    if (spec.algorithm != n.name) continue;
+    SketchedAdaGradOptions o;
+    o.sketching = n.sketching;
+    o.form = n.form;
+    o.ell = spec.ell;
+    o.eta = spec.eta;
+    o.delta = spec.delta;
+    o.seed = spec.seed;
+    return std::make_unique<SketchedAdaGrad>(comm, dim, Loss(spec.loss, spec.classes), o);
+  }
+  return nullptr;
+}
+
+}  // namespace adasketch
