@@ -40,8 +40,8 @@ OptionParser make_parser() {
                  "classes 0..K−1 with K from the labels (softmax); as is (regression). FILE is LIBSVM text (plain or\n"
                  "gzip) or the dense binary format (magic ADSKDNS1). Each learner reads only its hyperparameters.");
   p.required("algo", OptionType::String, "NAME",
-             "ada-diag, ada-diag-da, ada-fd, ada-fd-da, ada-gp, ada-dp, fd-son, fast-fd-son, rp-son, oja-son, rfd-son "
-             "or fast-rfd-son");
+             "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
+             "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son");
   p.required("data", OptionType::String, "FILE", "training examples");
   p.optional("loss", OptionType::String, "L", d.loss, "squared, absolute, logistic, hinge, squared-hinge or softmax");
   p.optional("ell", OptionType::Integer, "N", std::to_string(d.ell), "sketch size ℓ ≥ 1 (sketched learners)");

@@ -10,7 +10,8 @@ std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, con
   for (auto* family : {&make_diagonal_adagrad, &make_sketched_adagrad, &make_sketched_newton})
     if (auto learner = family(comm, dim, spec)) return learner;
   throw InvalidArgument("unknown algorithm '" + spec.algorithm +
-                        "' (expected ada-diag, ada-diag-da, ada-fd, ada-fd-da, ada-gp, ada-dp, fd-son, fast-fd-son, "
+                        "' (expected ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, "
+                        "ada-dp, ada-dp-da, fd-son, fast-fd-son, "
                         "rp-son, oja-son, rfd-son or fast-rfd-son)");
 }
 

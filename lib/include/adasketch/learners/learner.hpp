@@ -62,8 +62,9 @@ class Learner {
 
 /// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
 struct LearnerSpec {
-  /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, ada-gp, ada-dp,
-  /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son.
+  /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da (2ℓ
+  /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
+  /// fast-rfd-son.
   std::string algorithm = "ada-fd";
   std::string loss = "logistic";
   int classes = 2;          ///< K for the softmax loss
