@@ -27,7 +27,7 @@ double error_timeout_seconds() {
     const double v = std::strtod(env, &end);
     if (end != env && *end == '\0' && v > 0.0 && v < 3600.0) return v;
   }
-  return 5.0;
+  return 15.0;  // generous: oversubscribed or loaded nodes can delay a rank by seconds
 }
 
 void print_line(const std::string& program, const std::string& where, const std::string& message) {
