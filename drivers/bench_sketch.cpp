@@ -94,11 +94,7 @@ void fill_row(const Philox& rng, std::uint64_t row, index_t begin, std::span<dou
 
 int run_bench(const Communicator& comm, std::span<const std::string> args) {
   OptionParser opts = make_parser();
-  opts.parse(args);
-  if (opts.help_requested()) {
-    if (comm.rank() == 0) std::fputs(opts.usage().c_str(), stdout);
-    return 0;
-  }
+  if (!parse_command_line(opts, comm, args)) return 0;
   const index_t dim = opts.integer("dim"), rows = opts.integer("rows"), pool = opts.integer("pool");
   const int reads = static_cast<int>(std::clamp<std::int64_t>(opts.integer("reads"), 1, 1000));
   if (dim <= 0) throw InvalidArgument("option --dim: must be a positive integer, got " + opts.text("dim"));

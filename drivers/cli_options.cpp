@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <system_error>
 #include <utility>
 
@@ -199,6 +200,13 @@ void OptionParser::write_json(JsonWriter& json) const {
       case OptionType::String: json.value(v); break;
     }
   }
+}
+
+bool parse_command_line(OptionParser& opts, const Communicator& comm, std::span<const std::string> args) {
+  opts.parse(args);
+  if (!opts.help_requested()) return true;
+  if (comm.rank() == 0) std::fputs(opts.usage().c_str(), stdout);
+  return false;
 }
 
 }  // namespace adasketch::driver

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/comm/communicator.hpp"
 #include "json_writer.hpp"
 
 namespace adasketch::driver {
@@ -78,5 +79,9 @@ class OptionParser {
 std::int64_t parse_integer(const std::string& text, const std::string& what);
 std::uint64_t parse_unsigned(const std::string& text, const std::string& what);
 double parse_real(const std::string& text, const std::string& what);
+
+/// Parses a command's arguments. With --help, rank 0 prints the usage and it returns false: the
+/// command then ends with status 0.
+bool parse_command_line(OptionParser& opts, const Communicator& comm, std::span<const std::string> args);
 
 }  // namespace adasketch::driver

@@ -80,11 +80,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
 int run_predict(const Communicator& comm, std::span<const std::string> args) {
   const auto wall_start = Clock::now();
   OptionParser opts = make_parser();
-  opts.parse(args);
-  if (opts.help_requested()) {
-    if (comm.rank() == 0) std::fputs(opts.usage().c_str(), stdout);
-    return 0;
-  }
+  if (!parse_command_line(opts, comm, args)) return 0;
   const std::string report = opts.text("report"), path = opts.text("data");
   check_writable(comm, report, "option --report", true);
   const LinearModel model = LinearModel::load(comm, opts.text("model"));

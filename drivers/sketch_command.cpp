@@ -128,11 +128,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
 int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   const auto wall_start = Clock::now();
   OptionParser opts = make_parser();
-  opts.parse(args);
-  if (opts.help_requested()) {
-    if (comm.rank() == 0) std::fputs(opts.usage().c_str(), stdout);
-    return 0;
-  }
+  if (!parse_command_line(opts, comm, args)) return 0;
   SketchSpec spec;
   spec.method = opts.text("method");
   if (std::find(kMethods.begin(), kMethods.end(), spec.method) == kMethods.end())

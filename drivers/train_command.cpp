@@ -195,11 +195,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
 int run_train(const Communicator& comm, std::span<const std::string> args) {
   const auto wall_start = Clock::now();
   OptionParser opts = make_parser();
-  opts.parse(args);
-  if (opts.help_requested()) {
-    if (comm.rank() == 0) std::fputs(opts.usage().c_str(), stdout);
-    return 0;
-  }
+  if (!parse_command_line(opts, comm, args)) return 0;
   LearnerSpec spec = spec_from(opts);
   const std::int64_t passes = opts.integer("passes");
   if (passes < 1 || passes > 1000000) throw InvalidArgument("option --passes: must be in [1, 10⁶], got " + opts.text("passes"));
