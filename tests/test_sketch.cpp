@@ -134,7 +134,7 @@ TEST(FrequentDirections, RegularizedErrorIsBelowPlainFd) {
 
 // Runs a sketch on MPI_COMM_SELF (1-rank reference, computed in the same run) and on the world
 // communicator, and compares their Grams and BᵀB.
-void expect_rank_independent(const char* method, const DenseMatrix& a, index_t ell, bool sparse = false) {
+void expect_rank_independent(const char* method, const DenseMatrix& a, index_t ell) {
   const auto world = test::world();
   const Communicator self(MPI_COMM_SELF);
   auto ref = make(self, a.d, method, ell, 0.0, 99);
@@ -142,19 +142,7 @@ void expect_rank_independent(const char* method, const DenseMatrix& a, index_t e
   for (index_t i = 0; i < a.n; ++i) {
     for (Sketch* s : {ref.get(), dist.get()}) {
       const int rank = s->comm().rank();
-      const auto slice = test::local_slice(a, i, s->partition(), rank);
-      if (!sparse) {
-        s->insert(LocalRow::dense(slice));
-      } else {
-        std::vector<index_t> idx;
-        std::vector<double> val;
-        for (std::size_t j = 0; j < slice.size(); ++j)
-          if (slice[j] != 0.0) {
-            idx.push_back(static_cast<index_t>(j));
-            val.push_back(slice[j]);
-          }
-        s->insert(LocalRow::sparse(idx, val));
-      }
+      s->insert(LocalRow::dense(test::local_slice(a, i, s->partition(), rank)));
     }
   }
   const std::vector<double> g_ref(ref->gram().begin(), ref->gram().end()), g(dist->gram().begin(), dist->gram().end());
