@@ -117,6 +117,7 @@ TEST(LinearModel, RoundTripAcrossRankCounts) {
     save_model(*learner, labels, path);
     EXPECT_EQ(read_bytes(path).size(), 128 + 8 * d * K);
   }
+  world().barrier();  // every rank is done reading before rank 0 removes the files
   if (world().rank() == 0) std::filesystem::remove_all(dir);
 }
 
@@ -168,5 +169,6 @@ TEST(LinearModel, CorruptFilesAreRejectedOnEveryRank) {
   }
   EXPECT_THROW(LinearModel(*learner, LabelMap(LabelMap::Kind::real)), InvalidArgument);  // map does not fit the loss
   world().barrier();
+  world().barrier();  // every rank is done reading before rank 0 removes the files
   if (world().rank() == 0) std::filesystem::remove_all(dir);
 }
