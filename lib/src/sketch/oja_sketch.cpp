@@ -40,10 +40,10 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   for (index_t i = 0; i < R; ++i) row_scale_mut()[i] = 0.0;  // S_0 = (0·Λ)^{1/2} V = 0
 }
 
+// basis_gram_ is I after every orthonormalization, so it is not state.
 void OjaSketch::add_state_fields(StateFields& fields) {
   fields.array("oja.lambda", lambda_);
-  fields.array("oja.basis_gram", basis_gram_);  // updated in closed form between refreshes
-  fields.array("oja.q", q_);                    // update_product / update_coefficients of the last insertion
+  fields.array("oja.q", q_);  // with factor_: update_product / update_coefficients of the last insertion
   fields.array("oja.factor", factor_);
 }
 
