@@ -156,16 +156,16 @@ void save_checkpoint(const std::string& path, Learner& learner, const Checkpoint
   header.classes = learner.outputs();
   header.ranks = comm.size();
   header.run = run;
-  const std::vector<unsigned char> front = detail::encode_front(header, entries);
+  // Header, table and the replicated fields are contiguous: rank 0 writes them at once.
+  std::vector<unsigned char> front = detail::encode_front(header, entries);
+  const auto* packed = reinterpret_cast<const unsigned char*>(words.data());
+  front.insert(front.end(), packed, packed + 8 * words.size());
 
   const std::string tmp = path + ".tmp";
   {
     detail::CollectiveFile file(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the checkpoint");
     file.set_size(static_cast<MPI_Offset>(detail::file_size(entries)));  // drops an older, longer FILE.tmp
     file.write_bytes_root(0, front.data(), front.size());
-    if (!words.empty())
-      file.write_bytes_root(static_cast<MPI_Offset>(replicated_offset(fields, entries)),
-                            reinterpret_cast<const unsigned char*>(words.data()), 8 * words.size());
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const Field& f = fields[i];
       if (replicated(f)) continue;

@@ -146,10 +146,14 @@ void CollectiveFile::chunked(MPI_Offset offset, std::int64_t count, const char* 
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::int64_t at = std::min(c * kChunk, count), n = std::min(kChunk, count - at);
     MPI_Status status;
-    check(call(offset + static_cast<MPI_Offset>(8 * at), at, static_cast<int>(n), &status), name);
+    // [the call's error code, short transfer]: agreed in one Allreduce.
+    int outcome[2] = {call(offset + static_cast<MPI_Offset>(8 * at), at, static_cast<int>(n), &status), 0};
     int done = 0;
-    check(MPI_Get_count(&status, MPI_DOUBLE, &done), "MPI_Get_count");
-    if (comm_.allreduce_max(static_cast<std::int64_t>(done != n)) != 0) fail(std::string(name) + ": short transfer", MPI_ERR_IO);
+    if (outcome[0] == MPI_SUCCESS) outcome[0] = MPI_Get_count(&status, MPI_DOUBLE, &done);
+    outcome[1] = outcome[0] == MPI_SUCCESS && done != n ? 1 : 0;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, outcome, 2, MPI_INT, MPI_MAX, comm_.get()), "MPI_Allreduce(max)");
+    if (outcome[0] != MPI_SUCCESS) fail(name, outcome[0]);
+    if (outcome[1] != 0) fail(std::string(name) + ": short transfer", MPI_ERR_IO);
   }
 }
 
