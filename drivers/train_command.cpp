@@ -44,7 +44,9 @@ OptionParser make_parser() {
                  "most once a second (examples/s, online mistake rate, estimated time left) and a summary. Labels are\n"
                  "mapped from the training file: ±1 as is, 0/1 and 1/2 to −1/+1 (binary losses); 1..K or 0..K−1 to\n"
                  "classes 0..K−1 with K from the labels (softmax); as is (regression). FILE is LIBSVM text (plain or\n"
-                 "gzip) or the dense binary format (magic ADSKDNS1). Each learner reads only its hyperparameters.");
+                 "gzip) or the dense binary format (magic ADSKDNS1). Each learner reads only its hyperparameters.\n"
+                 "With --checkpoint, SIGTERM or SIGUSR1 stops the run after the same example on every rank, writes a\n"
+                 "final checkpoint and exits with status 75; --resume continues it (README: Failure and restart).");
   p.optional("algo", "NAME",
              "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
              "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son (required unless --resume)");
