@@ -8,7 +8,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "adasketch/error.hpp"
 #include "report_file.hpp"
@@ -69,6 +71,16 @@ CheckpointSettings checkpoint_settings(const OptionParser& opts, const Communica
       throw InvalidArgument(what + ": expected a number of examples or a time such as 30s, 10m, 2h; got '" + every + "'");
     }
     if (s.every_examples < 0) throw InvalidArgument(what + ": must be ≥ 0, got '" + every + "'");
+  }
+  // The checkpoint replaces FILE and FILE.tmp: never one of the run's other files.
+  for (const char* other : {"data", "test", "model", "report"}) {
+    const std::string& path = opts.text(other);
+    if (s.path.empty() || path.empty()) continue;
+    std::error_code ea, eb;
+    auto a = std::filesystem::weakly_canonical(s.path, ea), b = std::filesystem::weakly_canonical(path, eb);
+    if (ea || eb) a = s.path, b = path;
+    if (a == b || a.string() + ".tmp" == b.string())
+      throw InvalidArgument("option --checkpoint " + s.path + ": the same file as --" + other);
   }
   check_writable(comm, s.path.empty() ? "" : s.path + ".tmp", "option --checkpoint", false);
   return s;

@@ -170,6 +170,10 @@ checkpoint() {
   expect_error_bg "$np" 2 "--checkpoint-every" train "${train_args[@]}" --checkpoint "$d/x.ck" --checkpoint-every 0s
   expect_error_bg "$np" 2 "option --checkpoint-every: needs --checkpoint" train "${train_args[@]}" --checkpoint-every 10
   expect_error_bg "$np" 2 "--checkpoint" train "${train_args[@]}" --checkpoint "$d/no/such/dir/ck"
+  expect_error_bg "$np" 2 "option --checkpoint $d/a9a4k.svm: the same file as --data" train "${train_args[@]}" \
+    --checkpoint "$d/a9a4k.svm"
+  expect_error_bg "$np" 2 "option --checkpoint $d/m: the same file as --model" train "${train_args[@]}" --checkpoint "$d/m" \
+    --model "$d/m"
   expect_error_bg "$np" 2 "--algo" train --data "$d/a9a4k.svm"
   collect_bg
 }
