@@ -46,13 +46,13 @@ LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax) {
   return s;
 }
 
-StepData make_step_data(bool sparse) {
+StepData make_step_data(bool sparse, index_t dim) {
   std::mt19937_64 gen(sparse ? 11 : 12);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  StepData d{DenseMatrix{kCheckpointExamples, kCheckpointDim, std::vector<double>(kCheckpointExamples * kCheckpointDim, 0.0)}, {}, {}, sparse};
+  StepData d{DenseMatrix{kCheckpointExamples, dim, std::vector<double>(kCheckpointExamples * dim, 0.0)}, {}, {}, sparse};
   for (index_t i = 0; i < kCheckpointExamples; ++i) {
-    for (index_t j = 0; j < kCheckpointDim; ++j)
+    for (index_t j = 0; j < dim; ++j)
       if (!sparse || unit(gen) < 0.4) d.x(i, j) = normal(gen);
     d.binary.push_back(d.x(i, 0) - d.x(i, 1) + 0.3 * normal(gen) >= 0.0 ? 1.0 : -1.0);
     d.classes.push_back(static_cast<double>(i % 3));

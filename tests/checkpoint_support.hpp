@@ -18,14 +18,14 @@ std::string shared_checkpoint_dir();
 /// (SON) loss on ±1 labels, or softmax with K = 3.
 LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax);
 
-/// kCheckpointExamples examples of dimension kCheckpointDim (about 40% nonzeros when sparse), labels ±1
+/// kCheckpointExamples examples of dimension `dim` ≥ 2 (about 40% nonzeros when sparse), labels ±1
 /// and 0..2.
 struct StepData {
   DenseMatrix x;
   std::vector<double> binary, classes;
   bool sparse;
 };
-StepData make_step_data(bool sparse);
+StepData make_step_data(bool sparse, index_t dim = kCheckpointDim);
 /// Steps examples [from, to) (each rank its slice, dense or sparse) and returns the step results
 /// (loss, mistake) in order.
 std::vector<double> run_steps(Learner& learner, const StepData& data, index_t from, index_t to);

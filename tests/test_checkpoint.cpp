@@ -105,3 +105,23 @@ TEST(Checkpoint, ResumesAtAnotherRankCount) {
       EXPECT_LE(relative_max_diff(global_weights(*b), global_weights(*reference)), 1e-9);
     }
 }
+
+TEST(Checkpoint, RanksWithoutFeatures) {
+  // d = 2: at 3 ranks the last one holds no feature (and no sketch column); ℓ = 2 for Oja (ℓ ≤ d).
+  const std::string path = shared_checkpoint_dir() + "/tiny.ckpt";
+  constexpr index_t kTiny = 2, kSteps = 9, kMore = 8;
+  for (const LearnerCase& c : all_learner_cases()) {
+    SCOPED_TRACE(label(c) + ", d = 2");
+    const StepData data = make_step_data(c.sparse, kTiny);
+    LearnerSpec spec = checkpoint_spec(c.algorithm, c.softmax);
+    spec.ell = 2;
+    auto a = make_learner(world(), kTiny, spec);
+    run_steps(*a, data, 0, kSteps);
+    save_checkpoint(path, *a, run_after(*a, kSteps));
+    run_steps(*a, data, kSteps, kSteps + kMore);
+    auto b = make_learner(world(), kTiny, spec);
+    load_checkpoint(path, *b);
+    run_steps(*b, data, kSteps, kSteps + kMore);
+    EXPECT_TRUE(everywhere(world(), bitwise_equal(local_weights(*a), local_weights(*b))));
+  }
+}
