@@ -1,5 +1,6 @@
 #include "checkpoint_support.hpp"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -17,6 +18,18 @@ const char* const kAlgorithms[] = {"ada-diag", "ada-diag-da", "ada-fd", "ada-fd-
                                    "rp-son", "oja-son", "rfd-son", "fast-rfd-son"};
 
 bool is_son(const std::string& algorithm) { return algorithm.ends_with("-son"); }
+
+// After the last test, on every rank: rank 0 removes the shared directory once all are done with it.
+class RemoveSharedDir : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const std::string dir = shared_checkpoint_dir();
+    world().barrier();
+    if (world().rank() == 0) std::filesystem::remove_all(dir);
+  }
+};
+[[maybe_unused]] const ::testing::Environment* const kRemoveSharedDir =
+    ::testing::AddGlobalTestEnvironment(new RemoveSharedDir);
 
 }  // namespace
 

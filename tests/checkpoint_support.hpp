@@ -12,7 +12,8 @@ namespace adasketch::test {
 
 inline constexpr index_t kCheckpointDim = 7, kCheckpointExamples = 30;
 
-/// A directory shared by all ranks (rank 0's pid in the name), created by rank 0.
+/// A directory shared by all ranks (rank 0's pid in the name), created by rank 0; removed when the
+/// test binary's tests are done.
 std::string shared_checkpoint_dir();
 /// ℓ = 3, η = 0.3, δ = 0.5, α = 1, C = 1, σ = 0.1, η_t = η/√t, seed 7; logistic (AdaGrad) or squared
 /// (SON) loss on ±1 labels, or softmax with K = 3.

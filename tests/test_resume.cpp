@@ -38,6 +38,18 @@ std::string shared_dir() {
   return dir;
 }
 
+// After the last test, on every rank: rank 0 removes the shared directory once all are done with it.
+class RemoveSharedDir : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const std::string dir = shared_dir();
+    world().barrier();
+    if (world().rank() == 0) std::filesystem::remove_all(dir);
+  }
+};
+[[maybe_unused]] const ::testing::Environment* const kRemoveSharedDir =
+    ::testing::AddGlobalTestEnvironment(new RemoveSharedDir);
+
 // kRows examples as LIBSVM text (with comment and blank lines) and as a dense binary file.
 struct Files {
   std::string libsvm, dense;
