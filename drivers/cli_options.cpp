@@ -147,6 +147,15 @@ void OptionParser::parse(std::span<const std::string> args) {
                             " --help')");
 }
 
+void OptionParser::set_default(const std::string& name, const std::string& value) {
+  Spec* s = find(name);
+  if (s == nullptr) throw Error("OptionParser: option --" + name + " was never declared");
+  if (s->given) return;
+  validate(*s, value);
+  s->default_value = value;
+  s->has_default = true;
+}
+
 bool OptionParser::given(const std::string& name) const { return spec(name).given; }
 
 const std::string& OptionParser::text(const std::string& name) const {

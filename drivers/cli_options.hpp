@@ -39,6 +39,9 @@ class OptionParser {
 
   /// Parses the arguments that follow the command name. Throws InvalidArgument naming the option.
   void parse(std::span<const std::string> args);
+  /// Replaces the default of an option that was not given (e.g. by a value from a checkpoint),
+  /// validated like a parsed value; a given option keeps its value.
+  void set_default(const std::string& name, const std::string& value);
 
   bool help_requested() const noexcept { return help_; }
   std::string usage() const;

@@ -1,22 +1,28 @@
 // `adasketch train`: one online learner over a data file (in file order, for --passes passes), with
-// rank-0 progress, an optional test evaluation, model file and JSON report.
+// rank-0 progress, an optional test evaluation, model file and JSON report; checkpoints and resuming
+// (checkpointing.hpp).
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "adasketch/learners/checkpoint.hpp"
 #include "adasketch/learners/label_map.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/linear_model.hpp"
 #include "adasketch/learners/online_training.hpp"
+#include "checkpointing.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "commands.hpp"
 #include "data_input.hpp"
-#include "json_writer.hpp"
 #include "report_file.hpp"
+#include "train_output.hpp"
 
 namespace adasketch::driver {
 
@@ -38,10 +44,12 @@ OptionParser make_parser() {
                  "most once a second (examples/s, online mistake rate, estimated time left) and a summary. Labels are\n"
                  "mapped from the training file: ±1 as is, 0/1 and 1/2 to −1/+1 (binary losses); 1..K or 0..K−1 to\n"
                  "classes 0..K−1 with K from the labels (softmax); as is (regression). FILE is LIBSVM text (plain or\n"
-                 "gzip) or the dense binary format (magic ADSKDNS1). Each learner reads only its hyperparameters.");
-  p.required("algo", OptionType::String, "NAME",
+                 "gzip) or the dense binary format (magic ADSKDNS1). Each learner reads only its hyperparameters.\n"
+                 "With --checkpoint, SIGTERM or SIGUSR1 stops the run after the same example on every rank, writes a\n"
+                 "final checkpoint and exits with status 75; --resume continues it (README: Failure and restart).");
+  p.optional("algo", "NAME",
              "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
-             "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son");
+             "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son (required unless --resume)");
   p.required("data", OptionType::String, "FILE", "training examples");
   p.optional("loss", OptionType::String, "L", d.loss, "squared, absolute, logistic, hinge, squared-hinge or softmax");
   p.optional("ell", OptionType::Integer, "N", std::to_string(d.ell), "sketch size ℓ ≥ 1 (sketched learners)");
@@ -59,12 +67,15 @@ OptionParser make_parser() {
   p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp and oja sketches");
   p.optional("model", "FILE", "save the trained model (format in the README; loadable at any rank count)");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
+  add_checkpoint_options(p);
   return p;
 }
 
 LearnerSpec spec_from(const OptionParser& opts) {
   LearnerSpec spec;
   spec.algorithm = opts.text("algo");
+  if (spec.algorithm.empty())
+    throw InvalidArgument("missing required option --algo NAME, or --resume FILE (see 'adasketch train --help')");
   spec.loss = opts.text("loss");
   try {
     (void)Loss(spec.loss);
@@ -83,111 +94,18 @@ LearnerSpec spec_from(const OptionParser& opts) {
   return spec;
 }
 
-struct Results {
-  std::string format;
-  index_t dim = 0, rows = 0;
-  int classes = 1;
-  std::string label_map;
-  TrainingStats train;
-  bool tested = false;
-  std::string test_format;
-  EvaluationStats test;
-  double wall_seconds = 0.0;
-};
-
-double rate(index_t part, index_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
-
-void print_header(const OptionParser& opts, const Communicator& comm, const Learner& learner, const Results& r) {
-  std::printf("adasketch train: %s, %s loss%s, %d rank%s\n", learner.name().c_str(), learner.loss().name().c_str(),
-              learner.outputs() > 1 ? (", K = " + std::to_string(learner.outputs())).c_str() : "", comm.size(),
-              comm.size() == 1 ? "" : "s");
-  std::printf("  data          %s (%s): d = %lld, examples = %lld, labels %s\n", opts.text("data").c_str(),
-              r.format.c_str(), static_cast<long long>(r.dim), static_cast<long long>(r.rows), r.label_map.c_str());
-  std::printf("  options       ell = %s, eta = %s, delta = %s, alpha0 = %s, C = %s, sigma = %s, eta-schedule = %s, "
-              "seed = %s, passes = %s\n",
-              opts.text("ell").c_str(), opts.text("eta").c_str(), opts.text("delta").c_str(), opts.text("alpha0").c_str(),
-              opts.text("C").c_str(), opts.text("sigma").c_str(), opts.text("eta-schedule").c_str(),
-              opts.text("seed").c_str(), opts.text("passes").c_str());
-  std::fflush(stdout);
-}
-
-void print_progress(const TrainingProgress& p, index_t total, int passes, bool classification) {
-  const double per_second = p.seconds > 0.0 ? static_cast<double>(p.examples) / p.seconds : 0.0;
-  const double left = per_second > 0.0 ? static_cast<double>(total - p.examples) / per_second : 0.0;
-  std::printf("  pass %d/%d  %lld/%lld examples (%.1f%%)  %.4g examples/s  ", p.pass, passes,
-              static_cast<long long>(p.examples), static_cast<long long>(total), 100.0 * rate(p.examples, total), per_second);
-  if (classification)
-    std::printf("mistake rate %.4f", rate(p.mistakes, p.examples));
-  else
-    std::printf("mean loss %.6g", p.examples > 0 ? p.cumulative_loss / static_cast<double>(p.examples) : 0.0);
-  std::printf("  about %.0f s left\n", std::ceil(left));
-  std::fflush(stdout);
-}
-
-void print_summary(const OptionParser& opts, const Results& r) {
-  const TrainingStats& t = r.train;
-  const double n = static_cast<double>(t.examples);
-  std::printf("  examples      %lld (%s pass%s)\n", static_cast<long long>(t.examples), opts.text("passes").c_str(),
-              opts.integer("passes") == 1 ? "" : "es");
-  if (t.classified)
-    std::printf("  online        mistakes %lld (rate %.6g), cumulative loss %.6g (mean %.6g)\n",
-                static_cast<long long>(t.mistakes), rate(t.mistakes, t.examples), t.cumulative_loss, t.cumulative_loss / n);
-  else
-    std::printf("  online        cumulative loss %.6g (mean %.6g)\n", t.cumulative_loss, t.cumulative_loss / n);
-  std::printf("  time          %.4g s, %.4g s/example, %.4g examples/s\n", t.seconds, t.seconds / n,
-              t.seconds > 0.0 ? n / t.seconds : 0.0);
-  if (r.tested) {
-    std::printf("  test          %s (%s): %lld examples", opts.text("test").c_str(), r.test_format.c_str(),
-                static_cast<long long>(r.test.examples));
-    if (std::isfinite(r.test.accuracy))
-      std::printf(", accuracy %.6g (mistakes %lld)", r.test.accuracy, static_cast<long long>(r.test.mistakes));
-    std::printf(", mean loss %.6g\n", r.test.mean_loss);
-  }
-  if (opts.given("model")) std::printf("  model         %s\n", opts.text("model").c_str());
-  std::fflush(stdout);
-}
-
-std::string report_json(const OptionParser& opts, const Communicator& comm, const Learner& learner, const Results& r) {
-  const TrainingStats& t = r.train;
-  const bool classification = t.classified;  // also a regression loss on ±1 labels (sign mistakes)
-  JsonWriter j;
-  j.begin_object();
-  j.member("command", "train");
-  j.member("version", ADASKETCH_VERSION);
-  j.key("options");
-  j.begin_object();
-  opts.write_json(j);
-  j.end_object();
-  j.member("algorithm", learner.name());
-  j.member("loss", learner.loss().name());
-  j.member("classes", r.classes);
-  j.member("label_map", r.label_map);
-  j.member("ranks", comm.size());
-  j.member("format", r.format);
-  j.member("d", r.dim);
-  j.member("examples_per_pass", r.rows);
-  j.member("passes", opts.integer("passes"));
-  j.member("examples", t.examples);
-  j.key("online_mistakes");
-  classification ? j.value(t.mistakes) : j.null();
-  j.key("mistake_rate");
-  classification ? j.value(rate(t.mistakes, t.examples)) : j.null();
-  j.member("cumulative_loss", t.cumulative_loss);
-  j.member("mean_loss", t.examples > 0 ? t.cumulative_loss / static_cast<double>(t.examples) : 0.0);
-  j.key("test_examples");
-  r.tested ? j.value(r.test.examples) : j.null();
-  j.key("test_accuracy");
-  r.tested ? j.value(r.test.accuracy) : j.null();  // NaN (null) for regression
-  j.key("test_mean_loss");
-  r.tested ? j.value(r.test.mean_loss) : j.null();
-  j.member("seconds", t.seconds);
-  j.member("seconds_per_example", t.examples > 0 ? t.seconds / static_cast<double>(t.examples) : 0.0);
-  j.member("examples_per_second", t.seconds > 0.0 ? static_cast<double>(t.examples) / t.seconds : 0.0);
-  j.key("test_seconds");
-  r.tested ? j.value(r.test.seconds) : j.null();
-  j.member("wall_seconds", r.wall_seconds);
-  j.end_object();
-  return j.str();
+// Where a resumed run continues, for the header; warns when the rank count changed.
+std::string resumed_text(const std::string& path, const CheckpointHeader& h, const TrainResults& r, int passes, int ranks) {
+  const TrainingState& s = h.run.state;
+  std::string text = path + ": ";
+  text += s.pass > passes ? "every pass done" : "pass " + std::to_string(s.pass) + "/" + std::to_string(passes) +
+                                                   " after example " + std::to_string(s.position) + " of " +
+                                                   std::to_string(r.rows);
+  text += " (" + std::to_string(s.examples) + " examples stepped), written at " + std::to_string(h.ranks) + " rank" +
+          (h.ranks == 1 ? "" : "s");
+  if (h.ranks != ranks)
+    text += "; resumed at " + std::to_string(ranks) + ": equal to an uninterrupted run to round-off, not bit for bit";
+  return text;
 }
 
 }  // namespace
@@ -196,6 +114,10 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   const auto wall_start = Clock::now();
   OptionParser opts = make_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
+  const CheckpointSettings checkpointing = checkpoint_settings(opts, comm);
+  const std::string resume_path = opts.text("resume");
+  std::optional<CheckpointHeader> resumed;
+  if (!resume_path.empty()) resumed = adopt_checkpoint(opts, comm);  // options not given come from it
   LearnerSpec spec = spec_from(opts);
   const std::int64_t passes = opts.integer("passes");
   if (passes < 1 || passes > 1000000) throw InvalidArgument("option --passes: must be in [1, 10⁶], got " + opts.text("passes"));
@@ -207,16 +129,23 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, report, "option --report", true);
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
 
-  Results r;
-  DataInput data = open_data(comm, path, dim_option, "option --dim");
+  TrainResults r;
+  DataInput data = open_data(comm, path, dim_option, resumed ? "the checkpoint's d" : "option --dim");
   r.format = data.format;
   r.rows = data.rows;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
-  // Regression keeps labels as they are: no need to scan them (a full pass for dense binary files).
-  const LabelRange labels_seen = Loss(spec.loss).is_classification() ? label_range(*source, path) : LabelRange{};
+  if (resumed && resumed->run.data_examples != 0 && r.rows != resumed->run.data_examples)
+    throw InputError(path, 0, "has " + std::to_string(r.rows) + " examples, but the checkpoint '" + resume_path +
+                                  "' was written for " + std::to_string(resumed->run.data_examples) + " (" +
+                                  resumed->run.data_name + ")");
+  // Regression keeps labels as they are: no need to scan them (a full pass for dense binary files);
+  // a resumed run takes its label map from the checkpoint.
+  const LabelRange labels_seen =
+      !resumed && Loss(spec.loss).is_classification() ? label_range(*source, path) : LabelRange{};
   if (spec.loss == "softmax")
-    spec.classes = LabelMap::softmax_classes(path, labels_seen.min, labels_seen.max, labels_seen.integral);
+    spec.classes = resumed ? resumed->classes
+                           : LabelMap::softmax_classes(path, labels_seen.min, labels_seen.max, labels_seen.integral);
   r.classes = spec.loss == "softmax" ? spec.classes : 1;
   std::unique_ptr<Learner> learner;
   try {
@@ -224,15 +153,48 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
   }
-  const LabelMap labels = LabelMap::infer(learner->loss(), labels_seen.min, labels_seen.max);
+  const LabelMap labels = resumed ? resumed->run.labels : LabelMap::infer(learner->loss(), labels_seen.min, labels_seen.max);
   r.label_map = labels.describe();
+  TrainingOptions training{.passes = static_cast<int>(passes), .source_name = path};
+  if (resumed) {
+    require_same_options(*resumed, learner->spec(), resume_path);
+    const TrainingState& s = resumed->run.state;
+    if (s.pass > passes + 1 || (s.pass == passes + 1 && s.position > 0))
+      throw InvalidArgument("option --passes " + opts.text("passes") + ": the checkpoint '" + resume_path +
+                            "' is already in pass " + std::to_string(s.pass));
+    load_checkpoint(resume_path, *learner);
+    training.start = s;
+    r.resumed = resumed_text(resume_path, *resumed, r, training.passes, comm.size());
+  }
   if (comm.rank() == 0) print_header(opts, comm, *learner, r);
 
-  TrainingOptions training{.passes = static_cast<int>(passes), .source_name = path};
   const bool classification = learner->loss().is_classification();
   if (comm.rank() == 0)
     training.progress = [&](const TrainingProgress& p) { print_progress(p, r.rows * passes, training.passes, classification); };
+  TrainingState saved;  // the last checkpoint's
+  const std::function<void()> crash_hook = crash_before_rename_hook();
+  if (!checkpointing.path.empty()) {
+    install_stop_signals();
+    training.checkpoint_every = checkpointing.every_examples;
+    training.checkpoint_seconds = checkpointing.every_seconds;
+    training.stop_requested = [] { return stop_signal() != 0; };
+    training.checkpoint = [&](const TrainingState& state) {
+      const CheckpointRun run{labels, state, training.passes, path, r.rows};
+      save_checkpoint(checkpointing.path, *learner, run, crash_hook);
+      saved = state;
+    };
+  }
   r.train = train(*learner, *source, labels, training);
+  if (r.train.stopped) {
+    if (comm.rank() == 0)
+      std::printf("adasketch train: stopped by %s after example %lld of pass %d/%d (%lld examples in all); the "
+                  "checkpoint %s holds the run: continue it with --resume %s\n",
+                  stop_signal() == SIGUSR1 ? "SIGUSR1" : "SIGTERM", static_cast<long long>(saved.position), saved.pass,
+                  training.passes,
+                  static_cast<long long>(saved.examples), checkpointing.path.c_str(), checkpointing.path.c_str());
+    std::fflush(stdout);
+    return kExitStopped;
+  }
   if (!test_path.empty()) {
     DataInput test = open_data(comm, test_path, r.dim, "option --test (with the training d)");
     r.test_format = test.format;

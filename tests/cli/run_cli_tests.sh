@@ -20,6 +20,15 @@
 #       accuracies at least 83.5% (a9a) and 90% (USPS); `predict` at the largest NP on the model
 #       saved at the first reproduces the test accuracy and mean loss; rank 0 prints progress lines
 #       (at most one a second) on a run of a few seconds.
+#   run_cli_tests.sh checkpoint ADASKETCH MPIEXEC DATA_DIR NP
+#       `adasketch train --checkpoint` on the first 4000 examples of a9a at NP ranks, against an
+#       uninterrupted run: killed with SIGKILL at a random moment and resumed; stopped by SIGTERM sent to
+#       the ranks (exit 75, one line naming the checkpoint) and by SIGUSR1 sent to mpirun, and resumed;
+#       killed inside a save, between the temporary file and the rename (ADASKETCH_TEST_CRASH_BEFORE_RENAME),
+#       and resumed from the previous checkpoint: each final model file is byte-identical to the
+#       uninterrupted run's, with the same online mistakes and cumulative loss. Resumed at another rank
+#       count: the same to 1e-9. Truncated, corrupt, foreign and mismatched checkpoints and bad options:
+#       one error line each.
 #
 # Every command runs under `timeout 60`. Only POSIX tools and awk are used to read the JSON reports
 # (one member per line, as the driver writes them); python3 is used for an extra JSON validity check
@@ -364,13 +373,18 @@ train() {
   [ "$failures" = 0 ] && echo "ok   train: ada-diag and ada-diag-da agree across rank counts ($*); predict reproduces the test accuracy"
 }
 
+
+# The checkpoint mode (SIGKILL, SIGTERM, SIGUSR1, a crash inside a save, bad checkpoints).
+source "$(dirname "${BASH_SOURCE[0]}")/checkpoint_tests.sh"
+
 case $mode in
   errors) errors "$1" ;;
   a9a) a9a "$@" ;;
   train_errors) train_errors "$1" ;;
   train) train "$@" ;;
+  checkpoint) checkpoint "$1" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -130,6 +130,17 @@ void DenseBinaryReader::rewind() {
   chunk_rows_ = 0;
 }
 
+index_t DenseBinaryReader::skip(index_t n) {
+  ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+  const index_t done = std::min(n, rows_ - cursor_);
+  cursor_ += done;
+  if (cursor_ >= chunk_begin_ + chunk_rows_) {  // past the chunk in memory: read_chunk() starts at the cursor
+    chunk_begin_ = cursor_;
+    chunk_rows_ = 0;
+  }
+  return done;
+}
+
 void write_dense_binary(const std::string& path, index_t n, index_t d, const double* labels, const double* rows) {
   ADASKETCH_REQUIRE(n >= 1 && d >= 1, "n = " + std::to_string(n) + ", d = " + std::to_string(d));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -93,6 +93,18 @@ class LibsvmLines {
     return false;
   }
 
+  /// Moves past up to n example lines without parsing them (the file passed the validating scan:
+  /// a line is an example unless it is blank or a comment); returns how many there were.
+  index_t skip_examples(index_t n) {
+    index_t done = 0;
+    std::string_view text;
+    while (done < n && next_line(text)) {
+      const std::size_t first = text.find_first_not_of(" \t");
+      if (first != std::string_view::npos && text[first] != '#') ++done;
+    }
+    return done;
+  }
+
   void rewind() {
     if (gzrewind(file_) != 0) throw ReadFailure{0, "cannot rewind the file"};
     line_ = 0;
@@ -237,6 +249,15 @@ bool LibsvmReader::next(Example& out) {
   out.dense = false;
   out.position = lines_->line();
   return true;
+}
+
+index_t LibsvmReader::skip(index_t n) {
+  ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+  try {
+    return lines_->skip_examples(n);
+  } catch (const ReadFailure& failure) {
+    throw InputError(path_, failure.line, failure.reason);
+  }
 }
 
 void LibsvmReader::rewind() {

@@ -54,6 +54,13 @@ class GaussianLinearSource final : public ExampleSource {
   index_t dim() const override { return model_.dim; }
   const BlockPartition& partition() const override { return partition_; }
   void rewind() override { t_ = 0; }
+  // O(1): examples are functions of their index t.
+  index_t skip(index_t n) override {
+    ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+    const index_t done = std::min(n, model_.examples - t_);
+    t_ += done;
+    return done;
+  }
 
   bool next(Example& out) override {
     if (t_ >= model_.examples) return false;

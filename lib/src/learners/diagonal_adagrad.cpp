@@ -70,6 +70,21 @@ void DiagonalAdaGrad::weights(std::span<double> out) const {
   for (std::size_t e = 0; e < state_.size(); ++e) out[e] = weight(e);
 }
 
+LearnerSpec DiagonalAdaGrad::spec() const {
+  LearnerSpec s;
+  s.algorithm = name();
+  s.loss = loss().name();
+  if (loss().kind() == LossKind::softmax) s.classes = outputs();
+  s.eta = options_.eta;
+  s.delta = options_.delta;
+  return s;
+}
+
+void DiagonalAdaGrad::add_state_fields(StateFields& fields) {
+  fields.block("diag.state", partition(), comm().rank(), outputs(), state_);
+  fields.block("diag.sum_square", partition(), comm().rank(), outputs(), sum_square_);
+}
+
 std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
   DiagonalAdaGradOptions options{.eta = spec.eta, .delta = spec.delta};
   if (spec.algorithm == "ada-diag-da")

@@ -26,6 +26,11 @@ StepResult Learner::step(const LocalRow& x, double label) {
   return r;
 }
 
+void Learner::state_fields(StateFields& fields) {
+  fields.integer("learner.steps", steps_);
+  add_state_fields(fields);
+}
+
 void Learner::predict(const LocalRow& x, std::span<double> scores) const {
   ADASKETCH_REQUIRE(static_cast<int>(scores.size()) >= outputs(), "scores.size() = " + std::to_string(scores.size()));
   std::fill(scores.begin(), scores.begin() + outputs(), 0.0);

@@ -109,6 +109,27 @@ std::string SketchedAdaGrad::name() const {
   return dual_averaging() ? base + "-da" : base;
 }
 
+LearnerSpec SketchedAdaGrad::spec() const {
+  LearnerSpec s;
+  s.algorithm = name();
+  s.loss = loss().name();
+  if (loss().kind() == LossKind::softmax) s.classes = outputs();
+  s.ell = options_.ell;
+  s.eta = options_.eta;
+  s.delta = options_.delta;
+  if (options_.sketching == Sketching::rp_gradients || options_.sketching == Sketching::rp_data) s.seed = options_.seed;
+  return s;
+}
+
+// Everything else (phi_, z_, q_, projected_, the eigenpairs, the gradient row) is rewritten in each
+// step before it is read.
+void SketchedAdaGrad::add_state_fields(StateFields& fields) {
+  fields.block("ada.lazy", partition(), comm().rank(), classes_, lazy_);
+  fields.array("ada.coef", coef_);
+  if (dual_averaging()) fields.array("ada.dual", dual_);
+  sketch_->state_fields(fields);
+}
+
 void SketchedAdaGrad::check_row(const LocalRow& x) const {
   if (x.is_dense()) {
     if (static_cast<index_t>(x.values().size()) != dp_)

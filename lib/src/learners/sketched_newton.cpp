@@ -119,6 +119,32 @@ SketchedNewton::~SketchedNewton() = default;
 
 std::string SketchedNewton::name() const { return options_.sketch + "-son"; }
 
+LearnerSpec SketchedNewton::spec() const {
+  LearnerSpec s;
+  s.algorithm = name();
+  s.loss = loss().name();
+  s.ell = options_.ell;
+  s.alpha0 = options_.alpha;
+  s.C = options_.C;
+  s.sigma = options_.sigma;
+  s.eta = options_.eta;
+  s.eta_schedule = to_string(options_.eta_schedule);
+  if (options_.sketch == "rp" || options_.sketch == "oja") s.seed = options_.seed;
+  return s;
+}
+
+// ghat_, yg_, solve_ and the mutable buffers are rewritten in each step before they are read.
+void SketchedNewton::add_state_fields(StateFields& fields) {
+  fields.block("son.ubar", partition(), comm().rank(), 1, ubar_);
+  fields.array("son.c", c_);
+  fields.integer("son.projections", projections_);
+  fields.real("son.factor_alpha", factor_alpha_);
+  fields.real("son.factor_trace", factor_trace_);
+  fields.array("son.trace_part", trace_part_);
+  fields.array("son.factor", factor_);
+  sketch_->state_fields(fields);
+}
+
 double SketchedNewton::alpha() const noexcept { return regularized_ ? sketch_->alpha() : options_.alpha; }
 
 double SketchedNewton::eta(index_t t) const noexcept {

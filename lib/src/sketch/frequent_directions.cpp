@@ -63,6 +63,16 @@ void FrequentDirections::do_insert(const LocalRow& a, std::span<const double> ya
   if (last_shrunk_) shrink();
 }
 
+void FrequentDirections::add_state_fields(StateFields& fields) {
+  fields.integer("fd.filled", filled_);
+  fields.integer("fd.last_slot", last_slot_);
+  fields.flag("fd.last_shrunk", last_shrunk_);
+  fields.integer("fd.shrinks", shrinks_);
+  fields.real("fd.alpha", alpha_);
+  fields.real("fd.total_shrinkage", total_shrinkage_);
+  fields.array("fd.rotation", rotation_);  // update_product after a shrink
+}
+
 void FrequentDirections::update_product(std::span<double> yz, double az) const {
   ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
   yz[last_slot_] = az;  // the new row was zero before

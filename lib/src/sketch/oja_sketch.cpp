@@ -40,6 +40,13 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   for (index_t i = 0; i < R; ++i) row_scale_mut()[i] = 0.0;  // S_0 = (0·Λ)^{1/2} V = 0
 }
 
+// basis_gram_ is I after every orthonormalization, so it is not state.
+void OjaSketch::add_state_fields(StateFields& fields) {
+  fields.array("oja.lambda", lambda_);
+  fields.array("oja.q", q_);  // with factor_: update_product / update_coefficients of the last insertion
+  fields.array("oja.factor", factor_);
+}
+
 void OjaSketch::refresh_basis_gram() {
   // Gram of the stored V (row_scale is applied by recompute_gram, so form V Vᵀ with unit scale).
   const auto R = rows();

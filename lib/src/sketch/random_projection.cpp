@@ -48,6 +48,9 @@ void RandomProjection::do_insert(const LocalRow& a, std::span<const double> ya, 
   if ((inserted() + 1) % options_.gram_refresh == 0) recompute_gram();
 }
 
+// r_t is a function of (seed, t = inserted()); the last one is kept for update_product.
+void RandomProjection::add_state_fields(StateFields& fields) { fields.array("rp.r", r_); }
+
 void RandomProjection::update_product(std::span<double> yz, double az) const {
   for (index_t i = 0; i < rows(); ++i) yz[i] += r_[i] * az;
 }

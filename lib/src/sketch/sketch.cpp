@@ -73,6 +73,14 @@ void Sketch::insert(const LocalRow& a) {
   insert(a, std::span<const double>(reduce_buffer_).first(rows_), reduce_buffer_[rows_]);
 }
 
+void Sketch::state_fields(StateFields& fields) {
+  fields.integer("sketch.inserted", inserted_);
+  fields.array("sketch.gram", gram_);
+  fields.array("sketch.row_scale", row_scale_);
+  fields.block("sketch.stored", partition_, comm_.rank(), rows_, stored_);
+  add_state_fields(fields);
+}
+
 void Sketch::swap_stored(std::vector<double>& other) {
   ADASKETCH_REQUIRE(other.size() == stored_.size(), "other.size() = " + std::to_string(other.size()));
   stored_.swap(other);

@@ -24,6 +24,8 @@ class DenseBinaryReader final : public ExampleSource {
   const BlockPartition& partition() const override { return partition_; }
   bool next(Example& out) override;
   void rewind() override;
+  /// O(1): moves the cursor; the next next() reads from there.
+  index_t skip(index_t n) override;
 
  private:
   void read_chunk();

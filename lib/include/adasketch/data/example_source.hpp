@@ -16,6 +16,10 @@ class ExampleSource {
   virtual bool next(Example& out) = 0;
   /// Restarts from the first example (for further passes).
   virtual void rewind() = 0;
+  /// Moves past the next n ≥ 0 examples, as n calls of next() would, and returns how many there were
+  /// (fewer at the end of the stream); every rank must make the same call. The default calls next();
+  /// sources that can seek override it (cost: see each source).
+  virtual index_t skip(index_t n);
 };
 
 }  // namespace adasketch

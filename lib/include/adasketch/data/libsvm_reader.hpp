@@ -44,6 +44,8 @@ class LibsvmReader final : public ExampleSource {
   const BlockPartition& partition() const override { return partition_; }
   bool next(Example& out) override;
   void rewind() override;
+  /// Reads the lines (decompressing a gzip file) but parses none: about the cost of reading n lines.
+  index_t skip(index_t n) override;
   const DatasetInfo& info() const noexcept { return info_; }
   const std::string& path() const noexcept { return path_; }
 

@@ -30,11 +30,15 @@ class DiagonalAdaGrad final : public Learner {
   /// "ada-diag" (mirror descent) or "ada-diag-da" (dual averaging).
   std::string name() const override;
   void weights(std::span<double> out) const override;
+  /// Algorithm, loss (K for softmax), η and δ.
+  LearnerSpec spec() const override;
   const DiagonalAdaGradOptions& options() const noexcept { return options_; }
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
+  /// The d × K blocks of W (or Σg) and G.
+  void add_state_fields(StateFields& fields) override;
 
  private:
   /// Entry e = j·K + k of the local W: stored (mirror descent) or formed from Σg and G (dual averaging).

@@ -6,16 +6,36 @@
 // d-vector: rank p holds rows [begin(p), end(p)) of W, feature-major (a feature's K weights
 // contiguous). Examples are passed as the rank's slice (LocalRow); every rank calls step() and
 // predict() for every example (they are collective).
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
+#include "adasketch/comm/state_fields.hpp"
 #include "adasketch/learners/loss.hpp"
 #include "adasketch/sketch/local_row.hpp"
 
 namespace adasketch {
+
+/// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
+struct LearnerSpec {
+  /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da (2ℓ
+  /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
+  /// fast-rfd-son.
+  std::string algorithm = "ada-fd";
+  std::string loss = "logistic";
+  int classes = 2;          ///< K for the softmax loss
+  index_t ell = 10;         ///< sketch size ℓ (τ in the AdaGrad papers, m in the Newton papers)
+  double eta = 0.1;         ///< AdaGrad step size η; SON: scale of the η_t schedule
+  double delta = 1.0;       ///< AdaGrad δ (σ in the ADA-GP/DP paper)
+  double alpha0 = 1.0;      ///< SON α; RFD-SON α₀
+  double C = 1.0;           ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
+  double sigma = 0.0;       ///< SON curvature σ_t (constant)
+  std::string eta_schedule = "constant";  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
+  std::uint64_t seed = 1;   ///< random sketches (rp, oja)
+};
 
 /// What one step observed, before its update (progressive validation).
 struct StepResult {
@@ -45,6 +65,14 @@ class Learner {
   void predict(const LocalRow& x, std::span<double> scores) const;
   /// Local. out[j*K + k] = W[begin + j, k]: this rank's slice of the current weights.
   virtual void weights(std::span<double> out) const = 0;
+  /// The LearnerSpec with which make_learner builds this learner: its algorithm, loss, K and the
+  /// hyperparameters it reads; the fields it does not read keep LearnerSpec's defaults.
+  virtual LearnerSpec spec() const = 0;
+
+  /// Lists the complete run state (checkpoint.hpp): the step count and the algorithm's fields
+  /// (weights or their lazy form, AdaGrad statistics, the sketch). A learner built from the same
+  /// spec and dimension, restored through these views, continues exactly as this one would.
+  void state_fields(StateFields& fields);
 
  protected:
   Learner(const Communicator& comm, index_t dim, const Loss& loss);
@@ -52,30 +80,14 @@ class Learner {
   virtual StepResult do_step(const LocalRow& x, double label) = 0;
   /// out[0..K) += this rank's part of Wᵀx (the caller sums over ranks).
   virtual void add_local_scores(const LocalRow& x, std::span<double> out) const = 0;
+  /// The algorithm's own state fields (state_fields() lists the step count first).
+  virtual void add_state_fields(StateFields& fields) = 0;
 
  private:
   Communicator comm_;
   BlockPartition partition_;
   Loss loss_;
   index_t steps_ = 0;
-};
-
-/// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
-struct LearnerSpec {
-  /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da (2ℓ
-  /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
-  /// fast-rfd-son.
-  std::string algorithm = "ada-fd";
-  std::string loss = "logistic";
-  int classes = 2;          ///< K for the softmax loss
-  index_t ell = 10;         ///< sketch size ℓ (τ in the AdaGrad papers, m in the Newton papers)
-  double eta = 0.1;         ///< AdaGrad step size η; SON: scale of the η_t schedule
-  double delta = 1.0;       ///< AdaGrad δ (σ in the ADA-GP/DP paper)
-  double alpha0 = 1.0;      ///< SON α; RFD-SON α₀
-  double C = 1.0;           ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
-  double sigma = 0.0;       ///< SON curvature σ_t (constant)
-  std::string eta_schedule = "constant";  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
-  std::uint64_t seed = 1;   ///< random sketches (rp, oja)
 };
 
 /// Throws InvalidArgument naming an unknown algorithm or a violated condition.

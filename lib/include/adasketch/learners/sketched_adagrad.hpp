@@ -86,6 +86,9 @@ class SketchedAdaGrad final : public Learner {
   /// (mirror descent; "-da" for dual averaging).
   std::string name() const override;
   void weights(std::span<double> out) const override;
+  /// Algorithm, loss (K for softmax), ℓ, η, δ and (random projections) the seed. rank_tolerance
+  /// has no LearnerSpec field: make_learner always uses the default.
+  LearnerSpec spec() const override;
   const SketchedAdaGradOptions& options() const noexcept { return options_; }
   /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
   const Sketch& sketch() const noexcept { return *sketch_; }
@@ -93,6 +96,8 @@ class SketchedAdaGrad final : public Learner {
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
+  /// w̄, c (and Yw̄ for dual averaging), then the sketch's fields.
+  void add_state_fields(StateFields& fields) override;
 
  private:
   bool sketches_gradients() const noexcept { return options_.sketching != SketchedAdaGradOptions::Sketching::rp_data; }

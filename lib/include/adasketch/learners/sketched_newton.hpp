@@ -91,6 +91,8 @@ class SketchedNewton final : public Learner {
   std::string name() const override;
   /// Local: out[j] = u[begin + j], the slice of u = ū + Yᵀc (the weights before the next projection).
   void weights(std::span<double> out) const override;
+  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule and (rp, oja) the seed.
+  LearnerSpec spec() const override;
 
   const SketchedNewtonOptions& options() const noexcept { return options_; }
   const Sketch& sketch() const noexcept { return *sketch_; }
@@ -109,6 +111,8 @@ class SketchedNewton final : public Learner {
   StepResult do_step(const LocalRow& x, double label) override;
   /// out[0] += ūᵀx_p + cᵀ(Y_p x_p): this rank's part of uᵀx.
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
+  /// ū, c, the cached factor of αI + BBᵀ with its α and trace, the projection count, the sketch.
+  void add_state_fields(StateFields& fields) override;
 
  private:
   struct Projection {

@@ -47,6 +47,7 @@ class FrequentDirections final : public Sketch {
 
  private:
   void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
+  void add_state_fields(StateFields& fields) override;
   void shrink();
 
   FrequentDirectionsOptions options_;

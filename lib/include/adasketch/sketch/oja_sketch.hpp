@@ -32,6 +32,7 @@ class OjaSketch final : public Sketch {
 
  private:
   void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
+  void add_state_fields(StateFields& fields) override;
   /// V ← L⁻¹V with LLᵀ = basis_gram_ (local triangular solve).
   void orthonormalize();
   void refresh_basis_gram();

@@ -26,6 +26,7 @@ class RandomProjection final : public Sketch {
 
  private:
   void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
+  void add_state_fields(StateFields& fields) override;
 
   RandomProjectionOptions options_;
   Philox rng_;

@@ -13,6 +13,7 @@
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
+#include "adasketch/comm/state_fields.hpp"
 #include "adasketch/sketch/local_row.hpp"
 #include "adasketch/types.hpp"
 
@@ -71,6 +72,11 @@ class Sketch {
   /// its w̄). Requires c = 0 when the last insertion restructured the sketch.
   virtual double update_coefficients(std::span<double> c) const = 0;
 
+  /// Lists the sketch's complete state (Y, the Gram, row scales, counters, the last insertion's
+  /// update data, and the algorithm's own fields, names prefixed "sketch." and by the method) for a
+  /// checkpoint; a sketch restored through the views continues exactly as the saved one would.
+  void state_fields(StateFields& fields);
+
  protected:
   /// `partition` splits the sketch's columns over comm (BlockPartition(dim, P), or an interleaved
   /// one for d·K-dimensional rows).
@@ -78,6 +84,8 @@ class Sketch {
 
   /// Algorithm-specific insertion; ya and aa are already validated (finite).
   virtual void do_insert(const LocalRow& a, std::span<const double> ya, double aa) = 0;
+  /// The algorithm's own state fields (state_fields() lists the base's first).
+  virtual void add_state_fields(StateFields& fields) = 0;
   /// Recomputes gram_ = B Bᵀ exactly from the stored rows (local syrk + one Allreduce). Only the
   /// first `active_rows` rows may be non-zero (the rest of the Gram is set to zero without reading
   /// them); -1 means all rows.

@@ -1,0 +1,112 @@
+#include "train_output.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "json_writer.hpp"
+
+namespace adasketch::driver {
+
+namespace {
+
+
+double rate(index_t part, index_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
+
+}  // namespace
+
+void print_header(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r) {
+  std::printf("adasketch train: %s, %s loss%s, %d rank%s\n", learner.name().c_str(), learner.loss().name().c_str(),
+              learner.outputs() > 1 ? (", K = " + std::to_string(learner.outputs())).c_str() : "", comm.size(),
+              comm.size() == 1 ? "" : "s");
+  std::printf("  data          %s (%s): d = %lld, examples = %lld, labels %s\n", opts.text("data").c_str(),
+              r.format.c_str(), static_cast<long long>(r.dim), static_cast<long long>(r.rows), r.label_map.c_str());
+  std::printf("  options       ell = %s, eta = %s, delta = %s, alpha0 = %s, C = %s, sigma = %s, eta-schedule = %s, "
+              "seed = %s, passes = %s\n",
+              opts.text("ell").c_str(), opts.text("eta").c_str(), opts.text("delta").c_str(), opts.text("alpha0").c_str(),
+              opts.text("C").c_str(), opts.text("sigma").c_str(), opts.text("eta-schedule").c_str(),
+              opts.text("seed").c_str(), opts.text("passes").c_str());
+  if (!r.resumed.empty()) std::printf("  resumed       %s\n", r.resumed.c_str());
+  std::fflush(stdout);
+}
+
+void print_progress(const TrainingProgress& p, index_t total, int passes, bool classification) {
+  const double per_second = p.seconds > 0.0 ? static_cast<double>(p.examples) / p.seconds : 0.0;
+  const double left = per_second > 0.0 ? static_cast<double>(total - p.examples) / per_second : 0.0;
+  std::printf("  pass %d/%d  %lld/%lld examples (%.1f%%)  %.4g examples/s  ", p.pass, passes,
+              static_cast<long long>(p.examples), static_cast<long long>(total), 100.0 * rate(p.examples, total), per_second);
+  if (classification)
+    std::printf("mistake rate %.4f", rate(p.mistakes, p.examples));
+  else
+    std::printf("mean loss %.6g", p.examples > 0 ? p.cumulative_loss / static_cast<double>(p.examples) : 0.0);
+  std::printf("  about %.0f s left\n", std::ceil(left));
+  std::fflush(stdout);
+}
+
+void print_summary(const OptionParser& opts, const TrainResults& r) {
+  const TrainingStats& t = r.train;
+  const double n = static_cast<double>(t.examples);
+  std::printf("  examples      %lld (%s pass%s)\n", static_cast<long long>(t.examples), opts.text("passes").c_str(),
+              opts.integer("passes") == 1 ? "" : "es");
+  if (t.classified)
+    std::printf("  online        mistakes %lld (rate %.6g), cumulative loss %.6g (mean %.6g)\n",
+                static_cast<long long>(t.mistakes), rate(t.mistakes, t.examples), t.cumulative_loss, t.cumulative_loss / n);
+  else
+    std::printf("  online        cumulative loss %.6g (mean %.6g)\n", t.cumulative_loss, t.cumulative_loss / n);
+  std::printf("  time          %.4g s, %.4g s/example, %.4g examples/s\n", t.seconds, t.seconds / n,
+              t.seconds > 0.0 ? n / t.seconds : 0.0);
+  if (r.tested) {
+    std::printf("  test          %s (%s): %lld examples", opts.text("test").c_str(), r.test_format.c_str(),
+                static_cast<long long>(r.test.examples));
+    if (std::isfinite(r.test.accuracy))
+      std::printf(", accuracy %.6g (mistakes %lld)", r.test.accuracy, static_cast<long long>(r.test.mistakes));
+    std::printf(", mean loss %.6g\n", r.test.mean_loss);
+  }
+  if (opts.given("model")) std::printf("  model         %s\n", opts.text("model").c_str());
+  std::fflush(stdout);
+}
+
+std::string report_json(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r) {
+  const TrainingStats& t = r.train;
+  const bool classification = t.classified;  // also a regression loss on ±1 labels (sign mistakes)
+  JsonWriter j;
+  j.begin_object();
+  j.member("command", "train");
+  j.member("version", ADASKETCH_VERSION);
+  j.key("options");
+  j.begin_object();
+  opts.write_json(j);
+  j.end_object();
+  j.member("algorithm", learner.name());
+  j.member("loss", learner.loss().name());
+  j.member("classes", r.classes);
+  j.member("label_map", r.label_map);
+  j.member("ranks", comm.size());
+  j.member("format", r.format);
+  j.member("d", r.dim);
+  j.member("examples_per_pass", r.rows);
+  j.member("passes", opts.integer("passes"));
+  j.member("examples", t.examples);
+  j.key("online_mistakes");
+  classification ? j.value(t.mistakes) : j.null();
+  j.key("mistake_rate");
+  classification ? j.value(rate(t.mistakes, t.examples)) : j.null();
+  j.member("cumulative_loss", t.cumulative_loss);
+  j.member("mean_loss", t.examples > 0 ? t.cumulative_loss / static_cast<double>(t.examples) : 0.0);
+  j.key("test_examples");
+  r.tested ? j.value(r.test.examples) : j.null();
+  j.key("test_accuracy");
+  r.tested ? j.value(r.test.accuracy) : j.null();  // NaN (null) for regression
+  j.key("test_mean_loss");
+  r.tested ? j.value(r.test.mean_loss) : j.null();
+  j.member("seconds", t.seconds);
+  j.member("seconds_per_example", t.examples > 0 ? t.seconds / static_cast<double>(t.examples) : 0.0);
+  j.member("examples_per_second", t.seconds > 0.0 ? static_cast<double>(t.examples) / t.seconds : 0.0);
+  j.key("test_seconds");
+  r.tested ? j.value(r.test.seconds) : j.null();
+  j.member("wall_seconds", r.wall_seconds);
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace adasketch::driver

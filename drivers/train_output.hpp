@@ -1,0 +1,30 @@
+#pragma once
+// What `adasketch train` prints (rank 0, stdout) and writes to --report.
+#include <string>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/learners/online_training.hpp"
+#include "cli_options.hpp"
+
+namespace adasketch::driver {
+
+struct TrainResults {
+  std::string format;
+  index_t dim = 0, rows = 0;
+  int classes = 1;
+  std::string label_map;
+  std::string resumed;  ///< with --resume: where the run continues from (a line of the header)
+  TrainingStats train;
+  bool tested = false;
+  std::string test_format;
+  EvaluationStats test;
+  double wall_seconds = 0.0;
+};
+
+void print_header(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r);
+void print_progress(const TrainingProgress& p, index_t total, int passes, bool classification);
+void print_summary(const OptionParser& opts, const TrainResults& r);
+std::string report_json(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r);
+
+}  // namespace adasketch::driver

@@ -1,0 +1,64 @@
+#pragma once
+// The complete state of a distributed object, listed field by field for a checkpoint
+// (adasketch/learners/checkpoint.hpp). An object (a sketch, a learner) lists each member that a
+// later step reads before writing it, once, in a fixed order; the list holds views into the object,
+// so a checkpoint writer reads them and a reader fills them in place. Two kinds of fields:
+//   replicated   the same value on every rank (counters, α, the Gram, lazy coefficients, ...):
+//                written once, by rank 0, and read by every rank;
+//   distributed  this rank's block of a global array of `items` items of `width` doubles each,
+//                split by a BlockPartition (a sketch's feature-major columns, a weight slice, ...):
+//                stored at the item's global offset, so a file does not depend on the rank count.
+// Scratch buffers (overwritten before they are read in every step) are not state and are not listed.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "adasketch/comm/partition.hpp"
+#include "adasketch/types.hpp"
+
+namespace adasketch {
+
+class StateFields {
+ public:
+  /// How a field is stored (the codes are part of the checkpoint format: never renumber them).
+  enum class Kind : std::uint32_t {
+    integer = 1,  ///< one int64
+    flag = 2,     ///< one bool, stored as an int64 0 or 1
+    real = 3,     ///< one double
+    array = 4,    ///< replicated doubles
+    block = 5,    ///< distributed doubles: this rank's items of a partitioned array
+  };
+  struct Field {
+    std::string name;
+    Kind kind;
+    index_t items = 1;   ///< global items: 1 (scalars), the length (array), partition.dim() (block)
+    index_t width = 1;   ///< doubles per item (block), else 1
+    index_t first = 0;   ///< block: the global index of this rank's first item
+    std::span<double> values;        ///< real, array, block
+    std::int64_t* integer = nullptr;  ///< integer
+    bool* flag = nullptr;             ///< flag
+  };
+
+  /// Names are printable ASCII without blanks, 1–31 characters, unique; each call throws
+  /// InvalidArgument otherwise.
+  void integer(const std::string& name, std::int64_t& value);
+  void flag(const std::string& name, bool& value);
+  void real(const std::string& name, double& value);
+  void array(const std::string& name, std::span<double> values);
+  /// `local` holds this rank's items [partition.begin(rank), partition.end(rank)), `width` doubles
+  /// each, item-major (local.size() must be partition.size(rank)·width).
+  void block(const std::string& name, const BlockPartition& partition, int rank, index_t width,
+             std::span<double> local);
+
+  const std::vector<Field>& fields() const noexcept { return fields_; }
+
+ private:
+  Field& add(const std::string& name, Kind kind);
+  std::vector<Field> fields_;
+};
+
+/// "integer", "flag", "real", "array" or "block".
+std::string to_string(StateFields::Kind kind);
+
+}  // namespace adasketch

@@ -1,0 +1,93 @@
+#pragma once
+// Checkpoint files: the complete state of a learner (Learner::state_fields) and of its training run
+// (TrainingState), written atomically with MPI-IO and readable at any rank count.
+//
+// Format (little-endian), version 1:
+//   bytes   0..7    magic "ADSKCKPT"
+//           8..11   uint32 format version (1)
+//          12..15   uint32 label map code (LabelMap::Kind)
+//          16..23   uint64 d                          24..31  uint64 K (scores per example)
+//          32..63   algorithm, ASCII, NUL-padded      64..95  loss name
+//          96..127  eta-schedule name
+//         128..183  ℓ (uint64), η, δ, α₀, C, σ (float64), seed (uint64): LearnerSpec as Learner::spec()
+//         184..191  uint64 ranks of the writer (informational)
+//         192..247  TrainingState: pass, position, examples, mistakes (uint64), cumulative loss,
+//                   seconds (float64), flags (uint64, bit 0: every label so far ±1)
+//         248..255  uint64 passes of the run (informational; `adasketch train` resumes with it)
+//         256..263  uint64 examples per pass of the training data (0: unknown)
+//         264..271  uint64 n, the number of state fields
+//         272..279  uint64 file size
+//         280..287  uint64 FNV-1a of the field table
+//         288..503  training data name (a path, UTF-8, NUL-padded; a longer one keeps its tail)
+//         504..511  uint64 FNV-1a of bytes 0..503
+//         512..     field table, n × 80 bytes: name (32, NUL-padded), kind (StateFields::Kind), items,
+//                   width, byte offset of the data, checksum, reserved (zero), each uint64
+//         then      the data: the replicated fields, then the blocks, in table order, 8 bytes per
+//                   entry (int64 or float64); item i of a block at offset + 8·width·i.
+// Checksums: Σ_e splitmix64(word_e XOR splitmix64(e)) over a field's entries e (the same order-free
+// checksum as the model file's weights), so they do not depend on how blocks were split.
+//
+// Writing: every rank writes its blocks (MPI_File_write_at_all), rank 0 the header, table and the
+// replicated fields, into FILE.tmp; MPI_File_sync; every rank closes it; rank 0 renames it to FILE
+// and syncs the directory. A crash at any moment leaves FILE as it was (the previous checkpoint) or
+// complete. Replicated fields are rank 0's copy (they are identical on every rank).
+//
+// Reading at P' ranks: each rank reads its own items of every block, whatever the writer's P, so a
+// run resumes at any rank count; it then equals an uninterrupted run at P' to round-off (bitwise at
+// the writer's rank count).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/learners/label_map.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/learners/online_training.hpp"
+
+namespace adasketch {
+
+/// What a checkpoint records besides the learner's state.
+struct CheckpointRun {
+  LabelMap labels{LabelMap::Kind::real};  ///< the training data's label map
+  TrainingState state;
+  int passes = 1;             ///< passes the run was asked for
+  std::string data_name;      ///< the training data (for messages)
+  index_t data_examples = 0;  ///< its examples per pass (a sanity check on resume); 0: unknown
+};
+
+/// A checkpoint's header.
+struct CheckpointHeader {
+  LearnerSpec spec;  ///< as Learner::spec() of the saved learner
+  index_t dim = 0;
+  int classes = 1;   ///< K
+  int ranks = 0;     ///< of the writer
+  CheckpointRun run;
+};
+
+/// Collective. Writes the learner's state and `run` to `path` (format above). `before_rename`, when
+/// set, is called on every rank once FILE.tmp is complete and synced, before it replaces FILE (a test
+/// hook: a crash there must leave FILE intact). Throws Error naming the file, on every rank, when it
+/// cannot be written.
+void save_checkpoint(const std::string& path, Learner& learner, const CheckpointRun& run,
+                     const std::function<void()>& before_rename = {});
+
+/// Collective. Reads and validates the header (magic, version, names, sizes, checksum, file size).
+/// Throws InputError(path, 0, what), identically on every rank, for a missing, foreign, truncated or
+/// corrupt file.
+CheckpointHeader read_checkpoint_header(const Communicator& comm, const std::string& path);
+
+/// Collective. Restores the learner from the checkpoint and returns its header. The learner must be
+/// one make_learner builds from the header's spec and d (its spec(), d and K must equal the file's, at
+/// any rank count); otherwise, or when a field or checksum does not match, throws InputError(path, 0,
+/// what) on every rank. A mismatch is found before the learner is touched; after a checksum failure
+/// its state is undefined (discard it).
+CheckpointHeader load_checkpoint(const std::string& path, Learner& learner);
+
+/// A LearnerSpec field on which two specs differ, named as `adasketch train`'s option (algo, loss,
+/// classes, ell, eta, delta, alpha0, C, sigma, eta-schedule, seed), with both values as text.
+struct SpecDifference {
+  std::string field, saved, given;
+};
+std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const LearnerSpec& given);
+
+}  // namespace adasketch

@@ -1,0 +1,61 @@
+#include "adasketch/comm/state_fields.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "adasketch/error.hpp"
+
+namespace adasketch {
+
+StateFields::Field& StateFields::add(const std::string& name, Kind kind) {
+  ADASKETCH_REQUIRE(!name.empty() && name.size() < 32, "name = '" + name + "'");
+  ADASKETCH_REQUIRE(std::all_of(name.begin(), name.end(), [](char c) { return c > 0x20 && c < 0x7f; }),
+                    "name = '" + name + "'");
+  ADASKETCH_REQUIRE(std::none_of(fields_.begin(), fields_.end(), [&](const Field& f) { return f.name == name; }),
+                    "name = '" + name + "' is listed twice");
+  Field& f = fields_.emplace_back();
+  f.name = name;
+  f.kind = kind;
+  return f;
+}
+
+void StateFields::integer(const std::string& name, std::int64_t& value) { add(name, Kind::integer).integer = &value; }
+
+void StateFields::flag(const std::string& name, bool& value) { add(name, Kind::flag).flag = &value; }
+
+void StateFields::real(const std::string& name, double& value) {
+  add(name, Kind::real).values = std::span<double>(&value, 1);
+}
+
+void StateFields::array(const std::string& name, std::span<double> values) {
+  Field& f = add(name, Kind::array);
+  f.items = static_cast<index_t>(values.size());
+  f.values = values;
+}
+
+void StateFields::block(const std::string& name, const BlockPartition& partition, int rank, index_t width,
+                        std::span<double> local) {
+  ADASKETCH_REQUIRE(width >= 1, "width = " + std::to_string(width));
+  ADASKETCH_REQUIRE(rank >= 0 && rank < partition.parts(), "rank = " + std::to_string(rank));
+  ADASKETCH_REQUIRE(static_cast<index_t>(local.size()) == partition.size(rank) * width,
+                    "field '" + name + "': local.size() = " + std::to_string(local.size()) + ", expected " +
+                        std::to_string(partition.size(rank) * width));
+  Field& f = add(name, Kind::block);
+  f.items = partition.dim();
+  f.width = width;
+  f.first = partition.begin(rank);
+  f.values = local;
+}
+
+std::string to_string(StateFields::Kind kind) {
+  switch (kind) {
+    case StateFields::Kind::integer: return "integer";
+    case StateFields::Kind::flag: return "flag";
+    case StateFields::Kind::real: return "real";
+    case StateFields::Kind::array: return "array";
+    case StateFields::Kind::block: return "block";
+  }
+  return "unknown";
+}
+
+}  // namespace adasketch

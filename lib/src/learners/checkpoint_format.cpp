@@ -1,0 +1,202 @@
+#include "checkpoint_format.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "collective_file.hpp"
+
+namespace adasketch::detail {
+
+static_assert(std::endian::native == std::endian::little, "the checkpoint format assumes a little-endian host");
+
+namespace {
+
+constexpr std::uint32_t kVersion = 1;
+constexpr std::size_t kNameBytes = 32;
+constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kScheduleAt = 96;
+constexpr std::size_t kSpecAt = 128, kRanksAt = 184, kStateAt = 192, kPassesAt = 248, kDataExamplesAt = 256;
+constexpr std::size_t kFieldsAt = 264, kSizeAt = 272, kTableSumAt = 280;
+constexpr std::size_t kDataNameAt = 288, kDataNameBytes = 216, kHeaderSumAt = 504;
+constexpr std::uint64_t kMaxFields = 4096;
+
+using Bytes = std::span<unsigned char>;
+using ConstBytes = std::span<const unsigned char>;
+
+InputError corrupt(const std::string& path, const std::string& what) {
+  return InputError(path, 0, "corrupt checkpoint file: " + what);
+}
+
+// The data name: any bytes but control characters, then NULs; empty if malformed.
+std::string get_data_name(ConstBytes h, bool& ok) {
+  const unsigned char* p = h.data() + kDataNameAt;
+  const std::size_t n = static_cast<std::size_t>(std::find(p, p + kDataNameBytes, 0) - p);
+  ok = n < kDataNameBytes && std::all_of(p + n, p + kDataNameBytes, [](unsigned char c) { return c == 0; }) &&
+       std::none_of(p, p + n, [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+  return ok ? std::string(reinterpret_cast<const char*>(p), n) : std::string();
+}
+
+}  // namespace
+
+std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields) {
+  std::vector<FieldEntry> entries(fields.size());
+  std::uint64_t at = kCheckpointHeaderBytes + kCheckpointEntryBytes * fields.size();
+  for (const bool blocks : {false, true})
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const StateFields::Field& f = fields[i];
+      if ((f.kind == StateFields::Kind::block) != blocks) continue;
+      FieldEntry& e = entries[i];
+      e.name = f.name;
+      e.kind = static_cast<std::uint64_t>(f.kind);
+      e.items = static_cast<std::uint64_t>(f.items);
+      e.width = static_cast<std::uint64_t>(f.width);
+      e.offset = at;
+      at += 8 * e.items * e.width;
+    }
+  return entries;
+}
+
+std::uint64_t file_size(const std::vector<FieldEntry>& entries) {
+  std::uint64_t end = kCheckpointHeaderBytes + kCheckpointEntryBytes * entries.size();
+  for (const FieldEntry& e : entries) end = std::max(end, e.offset + 8 * e.items * e.width);
+  return end;
+}
+
+std::vector<unsigned char> encode_front(const CheckpointHeader& header, const std::vector<FieldEntry>& entries) {
+  std::vector<unsigned char> out(kCheckpointHeaderBytes + kCheckpointEntryBytes * entries.size(), 0);
+  const Bytes h(out.data(), kCheckpointHeaderBytes);
+  const LearnerSpec& s = header.spec;
+  const TrainingState& t = header.run.state;
+  std::memcpy(h.data(), kCheckpointMagic, sizeof kCheckpointMagic);
+  put_at(h, 8, kVersion);
+  put_at(h, 12, static_cast<std::uint32_t>(header.run.labels.kind()));
+  put_at(h, 16, static_cast<std::uint64_t>(header.dim));
+  put_at(h, 24, static_cast<std::uint64_t>(header.classes));
+  put_name(h, kAlgorithmAt, kNameBytes, s.algorithm);
+  put_name(h, kLossAt, kNameBytes, s.loss);
+  put_name(h, kScheduleAt, kNameBytes, s.eta_schedule);
+  put_at(h, kSpecAt, static_cast<std::uint64_t>(s.ell));
+  const double reals[5] = {s.eta, s.delta, s.alpha0, s.C, s.sigma};
+  for (std::size_t i = 0; i < 5; ++i) put_at(h, kSpecAt + 8 + 8 * i, reals[i]);
+  put_at(h, kSpecAt + 48, s.seed);
+  put_at(h, kRanksAt, static_cast<std::uint64_t>(header.ranks));
+  put_at(h, kStateAt, static_cast<std::uint64_t>(t.pass));
+  put_at(h, kStateAt + 8, static_cast<std::uint64_t>(t.position));
+  put_at(h, kStateAt + 16, static_cast<std::uint64_t>(t.examples));
+  put_at(h, kStateAt + 24, static_cast<std::uint64_t>(t.mistakes));
+  put_at(h, kStateAt + 32, t.cumulative_loss);
+  put_at(h, kStateAt + 40, t.seconds);
+  put_at(h, kStateAt + 48, std::uint64_t{t.signs ? 1u : 0u});
+  put_at(h, kPassesAt, static_cast<std::uint64_t>(header.run.passes));
+  put_at(h, kDataExamplesAt, static_cast<std::uint64_t>(header.run.data_examples));
+  put_at(h, kFieldsAt, static_cast<std::uint64_t>(entries.size()));
+  put_at(h, kSizeAt, file_size(entries));
+  const std::string& name = header.run.data_name;
+  const std::size_t keep = std::min(name.size(), kDataNameBytes - 1);
+  std::memcpy(h.data() + kDataNameAt, name.data() + (name.size() - keep), keep);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Bytes row(out.data() + kCheckpointHeaderBytes + kCheckpointEntryBytes * i, kCheckpointEntryBytes);
+    const FieldEntry& e = entries[i];
+    put_name(row, 0, kNameBytes, e.name);
+    const std::uint64_t words[5] = {e.kind, e.items, e.width, e.offset, e.checksum};
+    for (std::size_t w = 0; w < 5; ++w) put_at(row, kNameBytes + 8 * w, words[w]);
+  }
+  put_at(h, kTableSumAt, fnv1a(out.data() + kCheckpointHeaderBytes, out.size() - kCheckpointHeaderBytes));
+  put_at(h, kHeaderSumAt, fnv1a(h.data(), kHeaderSumAt));
+  return out;
+}
+
+DecodedHeader decode_header(const unsigned char* bytes, const std::string& path, std::uint64_t actual_size) {
+  const ConstBytes h(bytes, kCheckpointHeaderBytes);
+  if (get_at<std::uint64_t>(h, kHeaderSumAt) != fnv1a(h.data(), kHeaderSumAt)) throw corrupt(path, "header checksum mismatch");
+  if (const auto version = get_at<std::uint32_t>(h, 8); version != kVersion)
+    throw InputError(path, 0, "checkpoint format version " + std::to_string(version) +
+                                  " is not supported (this build reads " + std::to_string(kVersion) + ")");
+  DecodedHeader d;
+  CheckpointHeader& out = d.header;
+  LabelMap::Kind labels;
+  if (!LabelMap::kind_from_code(get_at<std::uint32_t>(h, 12), labels)) throw corrupt(path, "unknown label map code");
+  const auto dim = get_at<std::uint64_t>(h, 16), classes = get_at<std::uint64_t>(h, 24);
+  if (dim == 0 || dim > (std::uint64_t{1} << 50) || classes == 0 || classes > (1u << 20))
+    throw corrupt(path, "bad dimensions d = " + std::to_string(dim) + ", K = " + std::to_string(classes));
+  out.dim = static_cast<index_t>(dim);
+  out.classes = static_cast<int>(classes);
+  LearnerSpec& s = out.spec;
+  s.algorithm = get_name(h, kAlgorithmAt, kNameBytes);
+  s.loss = get_name(h, kLossAt, kNameBytes);
+  s.eta_schedule = get_name(h, kScheduleAt, kNameBytes);
+  if (s.algorithm.empty() || s.loss.empty() || s.eta_schedule.empty()) throw corrupt(path, "bad algorithm, loss or schedule name");
+  const auto ell = get_at<std::uint64_t>(h, kSpecAt);
+  if (ell == 0 || ell > (std::uint64_t{1} << 40)) throw corrupt(path, "bad ell = " + std::to_string(ell));
+  s.ell = static_cast<index_t>(ell);
+  double* reals[5] = {&s.eta, &s.delta, &s.alpha0, &s.C, &s.sigma};
+  for (std::size_t i = 0; i < 5; ++i) *reals[i] = get_at<double>(h, kSpecAt + 8 + 8 * i);
+  s.seed = get_at<std::uint64_t>(h, kSpecAt + 48);
+  try {
+    const Loss loss(s.loss, std::max(out.classes, 2));
+    if (loss.outputs() != out.classes) throw InvalidArgument("K");
+    if (loss.kind() == LossKind::softmax) s.classes = out.classes;
+    out.run.labels = LabelMap(labels, std::max(out.classes, 2));
+    if (!out.run.labels.fits(loss)) throw InvalidArgument("label map");
+  } catch (const InvalidArgument&) {
+    throw corrupt(path, "the loss '" + s.loss + "', K = " + std::to_string(classes) + " and the label map do not fit");
+  }
+  out.ranks = static_cast<int>(std::min<std::uint64_t>(get_at<std::uint64_t>(h, kRanksAt), 1u << 30));
+  TrainingState& t = out.run.state;
+  const auto pass = get_at<std::uint64_t>(h, kStateAt), flags = get_at<std::uint64_t>(h, kStateAt + 48);
+  const auto passes = get_at<std::uint64_t>(h, kPassesAt);
+  const std::uint64_t limit = std::uint64_t{1} << 62;
+  if (pass == 0 || pass > 1000001 || passes == 0 || passes > 1000000 || flags > 1) throw corrupt(path, "bad training state");
+  t.pass = static_cast<int>(pass);
+  t.position = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kStateAt + 8), limit));
+  t.examples = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kStateAt + 16), limit));
+  t.mistakes = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kStateAt + 24), limit));
+  t.cumulative_loss = get_at<double>(h, kStateAt + 32);
+  t.seconds = get_at<double>(h, kStateAt + 40);
+  t.signs = flags == 1;
+  out.run.passes = static_cast<int>(passes);
+  out.run.data_examples = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kDataExamplesAt), limit));
+  bool name_ok = false;
+  out.run.data_name = get_data_name(h, name_ok);
+  if (!name_ok) throw corrupt(path, "bad data name");
+  d.fields = get_at<std::uint64_t>(h, kFieldsAt);
+  d.size = get_at<std::uint64_t>(h, kSizeAt);
+  d.table_sum = get_at<std::uint64_t>(h, kTableSumAt);
+  if (d.fields == 0 || d.fields > kMaxFields) throw corrupt(path, "bad field count " + std::to_string(d.fields));
+  if (d.size != actual_size)
+    throw InputError(path, 0, std::string(actual_size < d.size ? "truncated" : "corrupt") + " checkpoint file: " +
+                                  std::to_string(actual_size) + " bytes, the header says " + std::to_string(d.size));
+  return d;
+}
+
+std::vector<FieldEntry> decode_table(const unsigned char* bytes, const DecodedHeader& decoded, const std::string& path) {
+  const std::size_t n = static_cast<std::size_t>(decoded.fields);
+  if (fnv1a(bytes, kCheckpointEntryBytes * n) != decoded.table_sum) throw corrupt(path, "field table checksum mismatch");
+  std::vector<FieldEntry> entries(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const ConstBytes row(bytes + kCheckpointEntryBytes * i, kCheckpointEntryBytes);
+    FieldEntry& e = entries[i];
+    e.name = get_name(row, 0, kNameBytes);
+    e.kind = get_at<std::uint64_t>(row, kNameBytes);
+    e.items = get_at<std::uint64_t>(row, kNameBytes + 8);
+    e.width = get_at<std::uint64_t>(row, kNameBytes + 16);
+    e.offset = get_at<std::uint64_t>(row, kNameBytes + 24);
+    e.checksum = get_at<std::uint64_t>(row, kNameBytes + 32);
+    if (e.name.empty() || get_at<std::uint64_t>(row, kNameBytes + 40) != 0 || e.width == 0 ||
+        e.items > decoded.size / 8 || e.width > decoded.size / 8 || e.items * e.width > decoded.size / 8 ||
+        e.offset > decoded.size - 8 * e.items * e.width)
+      throw corrupt(path, "bad field table entry " + std::to_string(i));
+  }
+  return entries;
+}
+
+std::string describe(const CheckpointHeader& header) {
+  return header.spec.algorithm + " (" + header.spec.loss + " loss, d = " + std::to_string(header.dim) +
+         ", K = " + std::to_string(header.classes) + ", ell = " + std::to_string(header.spec.ell) + ")";
+}
+
+}  // namespace adasketch::detail

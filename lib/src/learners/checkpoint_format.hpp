@@ -1,0 +1,45 @@
+#pragma once
+// The checkpoint file's header and field table (internal; the format is in checkpoint.hpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "adasketch/comm/state_fields.hpp"
+#include "adasketch/learners/checkpoint.hpp"
+
+namespace adasketch::detail {
+
+inline constexpr std::size_t kCheckpointHeaderBytes = 512, kCheckpointEntryBytes = 80;
+inline constexpr char kCheckpointMagic[8] = {'A', 'D', 'S', 'K', 'C', 'K', 'P', 'T'};
+
+/// One row of the field table.
+struct FieldEntry {
+  std::string name;
+  std::uint64_t kind = 0, items = 0, width = 0, offset = 0, checksum = 0;
+};
+
+/// Where each field's data goes: the replicated fields packed after the table, then the blocks, in
+/// list order (checksums left zero). Identical on every rank.
+std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields);
+/// The file size for a layout.
+std::uint64_t file_size(const std::vector<FieldEntry>& entries);
+
+/// The header (512 bytes) followed by the table.
+std::vector<unsigned char> encode_front(const CheckpointHeader& header, const std::vector<FieldEntry>& entries);
+
+/// The decoded header; `fields` and `table_sum` are the table's size and checksum it announces, and
+/// `size` the file size.
+struct DecodedHeader {
+  CheckpointHeader header;
+  std::uint64_t fields = 0, size = 0, table_sum = 0;
+};
+/// Validates everything the 512 header bytes can tell, against the actual file size; throws
+/// InputError(path, 0, ...).
+DecodedHeader decode_header(const unsigned char* bytes, const std::string& path, std::uint64_t actual_size);
+/// Decodes and validates the table (its checksum and each row's shape); throws InputError.
+std::vector<FieldEntry> decode_table(const unsigned char* bytes, const DecodedHeader& decoded, const std::string& path);
+
+/// "ada-fd (logistic loss, d = 123, K = 1, ℓ = 10)", for messages.
+std::string describe(const CheckpointHeader& header);
+
+}  // namespace adasketch::detail

@@ -1,0 +1,152 @@
+// Checkpoint files (checkpoint.hpp): a crash between the temporary file and the rename leaves the
+// previous checkpoint intact; corrupt, truncated, foreign and mismatched files are refused with an
+// InputError naming the file, on every rank, in one line.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "adasketch/error.hpp"
+#include "adasketch/learners/checkpoint.hpp"
+#include "adasketch/learners/linear_model.hpp"
+#include "checkpoint_support.hpp"
+
+using namespace adasketch;
+using namespace adasketch::test;
+
+TEST(Checkpoint, CrashBeforeRenameKeepsThePreviousCheckpoint) {
+  const std::string path = shared_checkpoint_dir() + "/crash.ckpt";
+  const StepData data = make_step_data(false);
+  const LearnerSpec spec = checkpoint_spec("fast-rfd-son", false);
+  auto a = make_learner(world(), kCheckpointDim, spec);
+  run_steps(*a, data, 0, 6);
+  save_checkpoint(path, *a, run_after(*a, 6));
+  const std::vector<double> at_first = local_weights(*a);
+  run_steps(*a, data, 6, 12);
+  EXPECT_THROW(save_checkpoint(path, *a, run_after(*a, 12), [] { throw std::runtime_error("crash"); }), std::runtime_error);
+  EXPECT_TRUE(std::filesystem::exists(path + ".tmp"));  // the complete new state, never renamed
+  auto b = make_learner(world(), kCheckpointDim, spec);
+  EXPECT_EQ(load_checkpoint(path, *b).run.state.examples, 6);
+  EXPECT_TRUE(everywhere(world(), bitwise_equal(local_weights(*b), at_first)));
+  // The temporary file of the interrupted save is overwritten by the next save.
+  save_checkpoint(path, *a, run_after(*a, 12));
+  EXPECT_EQ(load_checkpoint(path, *b).run.state.examples, 12);
+  EXPECT_TRUE(everywhere(world(), bitwise_equal(local_weights(*b), local_weights(*a))));
+  world().barrier();
+}
+
+namespace {
+
+std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+// Rank 0 writes `bytes` to `path`; every rank waits for it.
+void write_bytes(const std::string& path, const std::vector<char>& bytes) {
+  if (world().rank() == 0) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  world().barrier();
+}
+
+// Reseals the header checksum (FNV-1a of bytes 0..503 at 504) after an edit.
+void reseal(std::vector<char>& b) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < 504; ++i) h = (h ^ static_cast<unsigned char>(b[static_cast<std::size_t>(i)])) * 0x100000001b3ull;
+  std::memcpy(b.data() + 504, &h, 8);
+}
+
+void expect_refused(const std::string& path, const LearnerSpec& spec, index_t dim, const std::string& needle) {
+  SCOPED_TRACE(path + ": " + needle);
+  auto learner = make_learner(world(), dim, spec);
+  std::string what;
+  try {
+    load_checkpoint(path, *learner);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    what = e.what();
+  }
+  EXPECT_NE(what.find(needle), std::string::npos) << "message: '" << what << "'";
+  EXPECT_EQ(what.find('\n'), std::string::npos);
+}
+
+}  // namespace
+
+TEST(Checkpoint, BadFilesAreRefused) {
+  const std::string dir = shared_checkpoint_dir();
+  const std::string good = dir + "/good.ckpt", bad = dir + "/bad.ckpt";
+  const StepData data = make_step_data(true);
+  const LearnerSpec spec = checkpoint_spec("ada-fd", true);
+  auto a = make_learner(world(), kCheckpointDim, spec);
+  run_steps(*a, data, 0, 9);
+  save_checkpoint(good, *a, run_after(*a, 9));
+  const std::vector<char> bytes = read_bytes(good);
+  ASSERT_GT(bytes.size(), 1000u);
+
+  write_bytes(bad, std::vector<char>(bytes.begin(), bytes.begin() + 1000));
+  expect_refused(bad, spec, kCheckpointDim, "truncated checkpoint file");
+  write_bytes(bad, std::vector<char>(bytes.begin(), bytes.begin() + 100));
+  expect_refused(bad, spec, kCheckpointDim, "shorter than the 512-byte header");
+  std::uint64_t fields = 0;
+  std::memcpy(&fields, bytes.data() + 264, 8);
+  const std::size_t table_end = 512 + 80 * fields;
+  // A table entry, the first replicated value after the step count, the last block entry.
+  for (const std::size_t at : {std::size_t{512 + 80 * 2 + 40}, table_end + 8, bytes.size() - 3}) {
+    std::vector<char> flipped = bytes;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    write_bytes(bad, flipped);
+    expect_refused(bad, spec, kCheckpointDim, at < table_end ? "field table checksum" : "checksum mismatch in field");
+  }
+  std::vector<char> header = bytes;
+  header[140] = static_cast<char>(header[140] ^ 1);  // η
+  write_bytes(bad, header);
+  expect_refused(bad, spec, kCheckpointDim, "header checksum mismatch");
+  header = bytes;
+  header[8] = 2;  // version 2, resealed
+  reseal(header);
+  write_bytes(bad, header);
+  expect_refused(bad, spec, kCheckpointDim, "version 2 is not supported");
+  write_bytes(bad, std::vector<char>(bytes.begin(), bytes.end() - 8));
+  expect_refused(bad, spec, kCheckpointDim, "truncated checkpoint file");
+  std::vector<char> longer = bytes;
+  longer.resize(bytes.size() + 8, 0);
+  write_bytes(bad, longer);
+  expect_refused(bad, spec, kCheckpointDim, "corrupt checkpoint file");
+
+  save_model(*a, LabelMap(LabelMap::Kind::classes_from_zero, 3), bad);
+  expect_refused(bad, spec, kCheckpointDim, "not an adasketch checkpoint file");
+  expect_refused(dir + "/missing.ckpt", spec, kCheckpointDim, "cannot open");
+
+  // Another learner: algorithm, ℓ, η, loss, d.
+  LearnerSpec other = checkpoint_spec("rfd-son", false);
+  expect_refused(good, other, kCheckpointDim, "does not fit the learner rfd-son: algo = ada-fd in the checkpoint, rfd-son here");
+  other = spec;
+  other.ell = 4;
+  expect_refused(good, other, kCheckpointDim, "ell = 3 in the checkpoint, 4 here");
+  other = spec;
+  other.eta = 0.25;
+  expect_refused(good, other, kCheckpointDim, "eta = 0.3 in the checkpoint, 0.25 here");
+  other = checkpoint_spec("ada-fd", false);
+  expect_refused(good, other, kCheckpointDim, "loss = softmax in the checkpoint, logistic here");
+  expect_refused(good, spec, kCheckpointDim + 1, "d = 7 in the checkpoint, 8 here");
+
+  // The header alone, as the driver reads it before building the learner.
+  const CheckpointHeader h = read_checkpoint_header(world(), good);
+  EXPECT_EQ(h.spec.algorithm, "ada-fd");
+  EXPECT_EQ(h.classes, 3);
+  EXPECT_EQ(h.dim, kCheckpointDim);
+  EXPECT_EQ(h.ranks, world().size());
+  EXPECT_TRUE(spec_differences(h.spec, a->spec()).empty());
+  EXPECT_EQ(h.run.data_name, "memory");
+  EXPECT_EQ(h.run.data_examples, kCheckpointExamples);
+  world().barrier();
+}
+
