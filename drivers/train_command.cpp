@@ -15,6 +15,7 @@
 #include "collective_errors.hpp"
 #include "commands.hpp"
 #include "data_input.hpp"
+#include "fault_injection.hpp"
 #include "json_writer.hpp"
 #include "report_file.hpp"
 
@@ -232,7 +233,9 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   const bool classification = learner->loss().is_classification();
   if (comm.rank() == 0)
     training.progress = [&](const TrainingProgress& p) { print_progress(p, r.rows * passes, training.passes, classification); };
-  r.train = train(*learner, *source, labels, training);
+  const InjectedFault fault = requested_fault();  // a test hook (fault_injection.hpp)
+  FaultInjectingSource faulty(*source, fault);
+  r.train = train(*learner, fault.rank == comm.rank() ? faulty : *source, labels, training);
   if (!test_path.empty()) {
     DataInput test = open_data(comm, test_path, r.dim, "option --test (with the training d)");
     r.test_format = test.format;

@@ -20,6 +20,13 @@
 #       accuracies at least 83.5% (a9a) and 90% (USPS); `predict` at the largest NP on the model
 #       saved at the first reproduces the test accuracy and mean loss; rank 0 prints progress lines
 #       (at most one a second) on a run of a few seconds.
+#   run_cli_tests.sh faults ADASKETCH MPIEXEC DATA_DIR NP
+#       A failure injected on one chosen rank at a chosen example of `adasketch train` on a9a
+#       (ADASKETCH_TEST_FAIL_ON_RANK=R:N:KIND, drivers/fault_injection.hpp) for KIND error, alloc and
+#       lapack on the last rank and on rank 0: the job ends (no timeout), non-zero, and the first
+#       stderr line names the rank and the failure; at 1 rank it is the ordinary one-line error.
+#       KIND nan (NaN values on one rank's block) fails on every rank together: one line from rank 0
+#       naming the file, line and the non-finite value.
 #
 # Every command runs under `timeout 60`. Only POSIX tools and awk are used to read the JSON reports
 # (one member per line, as the driver writes them); python3 is used for an extra JSON validity check
@@ -364,13 +371,43 @@ train() {
   [ "$failures" = 0 ] && echo "ok   train: ada-diag and ada-diag-da agree across rank counts ($*); predict reproduces the test accuracy"
 }
 
+faults() {
+  local np=$1 r kind
+  local train_a9a=(train --algo fast-ada-fd --ell 10 --data "$data_dir/a9a.gz")
+  local ranks=$((np - 1))
+  [ "$np" -gt 1 ] && ranks="$ranks 0"
+  for r in $ranks; do
+    for kind in error alloc lapack; do
+      [ "$r" = 0 ] && [ "$np" -gt 1 ] && [ "$kind" != error ] && continue
+      local expected="adasketch: error on rank $r: "
+      [ "$np" = 1 ] && expected="adasketch: error: "
+      local start=$SECONDS
+      ADASKETCH_TEST_FAIL_ON_RANK=$r:700:$kind ADASKETCH_ERROR_TIMEOUT=2 run "$np" "${train_a9a[@]}"
+      local first
+      first=$(head -n 1 "$work/run.stderr")
+      if [ "$rc" = 124 ]; then
+        fail "np=$np $kind on rank $r at example 700: timed out (hang)"
+      elif [ "$rc" = 0 ] || [[ "$first" != "$expected"* ]]; then
+        fail "np=$np $kind on rank $r at example 700: exit $rc; stderr: $(head -c 400 "$work/run.stderr")"
+      else
+        echo "ok   np=$np [$rc, $((SECONDS - start)) s] $first"
+      fi
+    done
+  done
+  ADASKETCH_TEST_FAIL_ON_RANK=$((np - 1)):700:nan expect_error "$np" 1 "a9a.gz:700: fast-ada-fd: step 700: the score" \
+    "${train_a9a[@]}"
+  [[ "$(head -n 1 "$work/run.stderr")" == *"non-finite feature value"* ]] ||
+    fail "np=$np nan on rank $((np - 1)): $(head -n 1 "$work/run.stderr")"
+}
+
 case $mode in
   errors) errors "$1" ;;
   a9a) a9a "$@" ;;
   train_errors) train_errors "$1" ;;
   train) train "$@" ;;
+  faults) faults "$1" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|faults} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -38,9 +38,10 @@ StepResult Learner::step(const LocalRow& x, double label) {
 std::string Learner::non_finite_diagnosis(const LocalRow& x, const std::string& what) const {
   const auto v = x.values();
   const bool local_bad = std::any_of(v.begin(), v.end(), [](double a) { return !std::isfinite(a); });
-  const std::string step = "step " + std::to_string(steps_ + 1) + ": ";
-  if (comm_.allreduce_max(index_t{local_bad ? 1 : 0}) != 0) return step + what + ": the example has a non-finite feature value";
-  return step + what + " although the example is finite: the model diverged (lower the step size η, or raise δ or α)";
+  const std::string own = name() + ": ";
+  const std::string where = own + "step " + std::to_string(steps_ + 1) + ": " + (what.starts_with(own) ? what.substr(own.size()) : what);
+  if (comm_.allreduce_max(index_t{local_bad ? 1 : 0}) != 0) return where + ": the example has a non-finite feature value";
+  return where + " although the example is finite: the model diverged (lower the step size η, or raise δ or α)";
 }
 
 void Learner::predict(const LocalRow& x, std::span<double> scores) const {
