@@ -28,7 +28,8 @@
 #       KIND nan (NaN values on one rank's block) fails on every rank together: one line from rank 0
 #       naming the file, line and the non-finite value.
 #
-# Every command runs under `timeout 60`. Only POSIX tools and awk are used to read the JSON reports
+# Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
+# and awk are used to read the JSON reports
 # (one member per line, as the driver writes them); python3 is used for an extra JSON validity check
 # when it is available.
 set -u
@@ -49,13 +50,13 @@ fail() {
   failures=$((failures + 1))
 }
 
-# run NP ARGS...: runs adasketch at NP ranks; sets $rc and writes $out.stdout, $out.stderr
-# ($out defaults to $work/run).
+# run NP ARGS...: runs adasketch at NP ranks under `timeout ${run_timeout:-60}`; sets $rc and writes
+# $out.stdout, $out.stderr ($out defaults to $work/run).
 run() {
   local np=$1
   shift
   local o=${out:-$work/run}
-  timeout 60 "$mpiexec" -n "$np" "${mpi_flags[@]}" "$adasketch" "$@" >"$o.stdout" 2>"$o.stderr"
+  timeout "${run_timeout:-60}" "$mpiexec" -n "$np" "${mpi_flags[@]}" "$adasketch" "$@" >"$o.stdout" 2>"$o.stderr"
   rc=$?
 }
 
@@ -359,7 +360,7 @@ train() {
   # at most one a second.
   local pnp=1 passes=80
   for np in "$@"; do [ "$np" = 2 ] && pnp=2 passes=40; done
-  run "$pnp" train "${a9a[@]}" --passes "$passes" --report "$work/long.json"
+  run_timeout=300 run "$pnp" train "${a9a[@]}" --passes "$passes" --report "$work/long.json"  # sanitizer builds: slow
   local lines wall
   lines=$(grep -c 'examples/s .*mistake rate .*s left' "$work/run.stdout")
   wall=$(json_value "$work/long.json" seconds)
