@@ -21,6 +21,7 @@
 #include "collective_errors.hpp"
 #include "commands.hpp"
 #include "data_input.hpp"
+#include "fault_injection.hpp"
 #include "report_file.hpp"
 #include "train_output.hpp"
 
@@ -184,7 +185,9 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
       saved = state;
     };
   }
-  r.train = train(*learner, *source, labels, training);
+  const InjectedFault fault = requested_fault();  // a test hook (fault_injection.hpp)
+  FaultInjectingSource faulty(*source, fault);
+  r.train = train(*learner, fault.rank == comm.rank() ? faulty : *source, labels, training);
   if (r.train.stopped) {
     if (comm.rank() == 0)
       std::printf("adasketch train: stopped by %s after example %lld of pass %d/%d (%lld examples in all); the "

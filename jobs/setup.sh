@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what adasketch needs from Debian 12 packages (when missing), then configures and builds.
-# Usage: bash jobs/setup.sh [build-dir]    (default: build)
+# Usage: bash jobs/setup.sh [build-dir [cmake options...]]    (default: build, Release)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$here/build}"
+shift $(($# > 0 ? 1 : 0))
 
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libopenblas-dev liblapacke-dev
           libscalapack-openmpi-dev libgtest-dev zlib1g-dev)
@@ -19,5 +20,5 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build "$build" -j "$(nproc)"

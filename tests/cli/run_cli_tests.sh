@@ -29,8 +29,16 @@
 #       uninterrupted run's, with the same online mistakes and cumulative loss. Resumed at another rank
 #       count: the same to 1e-9. Truncated, corrupt, foreign and mismatched checkpoints and bad options:
 #       one error line each.
+#   run_cli_tests.sh faults ADASKETCH MPIEXEC DATA_DIR NP
+#       A failure injected on one chosen rank at a chosen example of `adasketch train` on a9a
+#       (ADASKETCH_TEST_FAIL_ON_RANK=R:N:KIND, drivers/fault_injection.hpp) for KIND error, alloc and
+#       lapack on the last rank and on rank 0: the job ends (no timeout), non-zero, and the first
+#       stderr line names the rank and the failure; at 1 rank it is the ordinary one-line error.
+#       KIND nan (NaN values on one rank's block) fails on every rank together: one line from rank 0
+#       naming the file, line and the non-finite value.
 #
-# Every command runs under `timeout 60`. Only POSIX tools and awk are used to read the JSON reports
+# Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
+# and awk are used to read the JSON reports
 # (one member per line, as the driver writes them); python3 is used for an extra JSON validity check
 # when it is available.
 set -u
@@ -51,13 +59,13 @@ fail() {
   failures=$((failures + 1))
 }
 
-# run NP ARGS...: runs adasketch at NP ranks; sets $rc and writes $out.stdout, $out.stderr
-# ($out defaults to $work/run).
+# run NP ARGS...: runs adasketch at NP ranks under `timeout ${run_timeout:-60}`; sets $rc and writes
+# $out.stdout, $out.stderr ($out defaults to $work/run).
 run() {
   local np=$1
   shift
   local o=${out:-$work/run}
-  timeout 60 "$mpiexec" -n "$np" "${mpi_flags[@]}" "$adasketch" "$@" >"$o.stdout" 2>"$o.stderr"
+  timeout "${run_timeout:-60}" "$mpiexec" -n "$np" "${mpi_flags[@]}" "$adasketch" "$@" >"$o.stdout" 2>"$o.stderr"
   rc=$?
 }
 
@@ -361,7 +369,7 @@ train() {
   # at most one a second.
   local pnp=1 passes=80
   for np in "$@"; do [ "$np" = 2 ] && pnp=2 passes=40; done
-  run "$pnp" train "${a9a[@]}" --passes "$passes" --report "$work/long.json"
+  run_timeout=300 run "$pnp" train "${a9a[@]}" --passes "$passes" --report "$work/long.json"  # sanitizer builds: slow
   local lines wall
   lines=$(grep -c 'examples/s .*mistake rate .*s left' "$work/run.stdout")
   wall=$(json_value "$work/long.json" seconds)
@@ -376,6 +384,8 @@ train() {
 
 # The checkpoint mode (SIGKILL, SIGTERM, SIGUSR1, a crash inside a save, bad checkpoints).
 source "$(dirname "${BASH_SOURCE[0]}")/checkpoint_tests.sh"
+# The faults mode (a failure injected on one rank at one example).
+source "$(dirname "${BASH_SOURCE[0]}")/fault_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -383,8 +393,9 @@ case $mode in
   train_errors) train_errors "$1" ;;
   train) train "$@" ;;
   checkpoint) checkpoint "$1" ;;
+  faults) faults "$1" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

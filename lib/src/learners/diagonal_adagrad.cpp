@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -15,7 +16,8 @@ DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, index_t dim, const Lo
                                  const DiagonalAdaGradOptions& options)
     : Learner(comm, dim, loss), options_(options) {
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta > 0.0, "eta = " + std::to_string(options.eta));
-  ADASKETCH_REQUIRE(std::isfinite(options.delta) && options.delta > 0.0, "delta = " + std::to_string(options.delta));
+  ADASKETCH_REQUIRE(std::isfinite(options.delta) && options.delta >= std::numeric_limits<double>::min(),
+                    "delta = " + std::to_string(options.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
   const auto entries = static_cast<std::size_t>(local_dim() * outputs());
   state_.assign(entries, 0.0);
   sum_square_.assign(entries, 0.0);
@@ -53,7 +55,7 @@ StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
   add_local_scores(x, scores_);
   comm().allreduce_sum(scores_);  // the step's one Allreduce: K numbers
   for (double s : scores_)
-    if (!std::isfinite(s)) throw NumericError(name() + ": the score wᵀx is not finite (non-finite input values?)");
+    if (!std::isfinite(s)) throw NumericError(name() + ": the score wᵀx is not finite");
   const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};
   loss().derivative(scores_, label, dscores_);
   if (std::all_of(dscores_.begin(), dscores_.end(), [](double g) { return g == 0.0; })) return result;

@@ -21,7 +21,14 @@ StepResult Learner::step(const LocalRow& x, double label) {
   } else if (loss_.is_classification() && label != 1.0 && label != -1.0) {
     throw InvalidArgument(name() + ": binary label must be -1 or +1, got " + std::to_string(label));
   }
-  const StepResult r = do_step(x, label);
+  StepResult r;
+  try {
+    r = do_step(x, label);
+  } catch (const NumericError& e) {  // raised on reduced values, so on every rank together
+    throw NumericError(non_finite_diagnosis(x, e.what()));
+  }
+  if (!std::isfinite(r.loss))  // e.g. a squared loss overflowing at a finite, huge score
+    throw NumericError(non_finite_diagnosis(x, name() + ": the loss is not finite"));
   ++steps_;
   return r;
 }
@@ -29,6 +36,17 @@ StepResult Learner::step(const LocalRow& x, double label) {
 void Learner::state_fields(StateFields& fields) {
   fields.integer("learner.steps", steps_);
   add_state_fields(fields);
+}
+
+// Collective: tells a non-finite input value apart from diverged weights, so the message says what
+// to change.
+std::string Learner::non_finite_diagnosis(const LocalRow& x, const std::string& what) const {
+  const auto v = x.values();
+  const bool local_bad = std::any_of(v.begin(), v.end(), [](double a) { return !std::isfinite(a); });
+  const std::string own = name() + ": ";
+  const std::string where = own + "step " + std::to_string(steps_ + 1) + ": " + (what.starts_with(own) ? what.substr(own.size()) : what);
+  if (comm_.allreduce_max(index_t{local_bad ? 1 : 0}) != 0) return where + ": the example has a non-finite feature value";
+  return where + " although the example is finite: the model diverged (lower the step size η, or raise δ or α)";
 }
 
 void Learner::predict(const LocalRow& x, std::span<double> scores) const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -114,6 +115,9 @@ void LinearModel::predict(const LocalRow& x, std::span<double> scores) const {
 }
 
 void LinearModel::save(const std::string& path) const {
+  const bool local_bad = std::any_of(weights_.begin(), weights_.end(), [](double w) { return !std::isfinite(w); });
+  if (comm_.allreduce_max(index_t{local_bad ? 1 : 0}) != 0)
+    throw NumericError(path + ": not saving the model: some weights are not finite (the training diverged)");
   const auto K = static_cast<index_t>(outputs());
   const index_t first = K * partition_.begin(comm_.rank());
   HeaderBytes h{};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -36,7 +37,9 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, index_t dim, cons
   require(dim >= 1, "dim must be >= 1, got " + std::to_string(dim));
   require(o.ell >= 1, "ell must be >= 1, got " + std::to_string(o.ell));
   require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number(o.eta));
-  require(std::isfinite(o.delta) && o.delta > 0.0, "delta must be positive and finite, got " + number(o.delta));
+  // A subnormal δ is refused: 1/δ overflows (the preconditioner's null-space scale, ADA-FD eq. (6)).
+  require(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
+          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number(o.delta));
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
           "rank_tolerance must be in [0, 1), got " + number(o.rank_tolerance));
   const BlockPartition features(dim, comm.size());
@@ -309,7 +312,7 @@ StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
     const double* c = coef_.data() + (sketches_gradients() ? 0 : k * R);
     double s = dots[sz(k)];
     for (index_t i = 0; i < R; ++i) s += c[i] * pk[i];
-    if (!std::isfinite(s)) throw NumericError(name() + ": the score wᵀx is not finite (non-finite input values?)");
+    if (!std::isfinite(s)) throw NumericError(name() + ": the score wᵀx is not finite");
     scores_[sz(k)] = s;
   }
   const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};

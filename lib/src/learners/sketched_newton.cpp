@@ -84,9 +84,10 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
   ADASKETCH_REQUIRE(is_son_sketch(options.sketch),
                     "sketch = '" + options.sketch + "' (expected fd, fast-fd, rp, oja, rfd or fast-rfd)");
   ADASKETCH_REQUIRE(options.ell >= 1, "ell = " + std::to_string(options.ell));
-  ADASKETCH_REQUIRE(std::isfinite(options.alpha) && options.alpha > 0.0,
+  ADASKETCH_REQUIRE(std::isfinite(options.alpha) && options.alpha >= std::numeric_limits<double>::min(),
                     "alpha = " + std::to_string(options.alpha) +
-                        " (SON needs α > 0; for RFD-SON α₀ > 0, since α₀I + BᵀB is singular before the first shrink)");
+                        " (SON needs α > 0 and normal, since 1/α of a subnormal overflows; for RFD-SON α₀ > 0, since "
+                        "α₀I + BᵀB is singular before the first shrink)");
   ADASKETCH_REQUIRE(options.C > 0.0, "C = " + std::to_string(options.C));  // +∞ allowed, NaN rejected
   ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + std::to_string(options.sigma));
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + std::to_string(options.eta));
@@ -230,7 +231,7 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
     p.ux += c_[i] * yx_[i];  // uᵀx = ūᵀx + cᵀ(Y x)
   }
   if (!std::isfinite(p.ux) || !std::isfinite(p.xx))
-    throw NumericError(name() + ": the score uᵀx is not finite (non-finite input values?)");
+    throw NumericError(name() + ": the score uᵀx is not finite");
   p.tau = tau_c(p.ux, options_.C);
   if (p.tau == 0.0 || p.xx == 0.0) return p;
   // SON Alg. 1 line 5 / Lemma 1: γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂) with x̂ = Bx = row_scale ∘ (Y x).

@@ -59,7 +59,9 @@ class Learner {
   /// Examples processed by step().
   index_t steps() const noexcept { return steps_; }
 
-  /// Collective. Predicts x with the current weights, suffers the loss, updates.
+  /// Collective. Predicts x with the current weights, suffers the loss, updates. Throws NumericError
+  /// (on every rank) when the score or the loss is not finite, saying whether the example has a
+  /// non-finite value or the model diverged.
   StepResult step(const LocalRow& x, double label);
   /// Collective (one Allreduce of K numbers). Scores Wᵀx under the current weights.
   void predict(const LocalRow& x, std::span<double> scores) const;
@@ -82,6 +84,9 @@ class Learner {
   virtual void add_local_scores(const LocalRow& x, std::span<double> out) const = 0;
   /// The algorithm's own state fields (state_fields() lists the step count first).
   virtual void add_state_fields(StateFields& fields) = 0;
+
+ private:
+  std::string non_finite_diagnosis(const LocalRow& x, const std::string& what) const;
 
  private:
   Communicator comm_;

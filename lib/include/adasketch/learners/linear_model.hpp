@@ -42,7 +42,7 @@ class LinearModel {
   /// file (bad magic, version, names, sizes, reserved bytes or checksums).
   static LinearModel load(const Communicator& comm, const std::string& path);
   /// Collective. Writes the model file (format above). Throws Error naming the file when it cannot
-  /// be written, on every rank.
+  /// be written, NumericError when a weight is not finite (nothing is written), on every rank.
   void save(const std::string& path) const;
 
   const Communicator& comm() const noexcept { return comm_; }
