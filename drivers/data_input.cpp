@@ -52,7 +52,7 @@ std::string data_help() {
     return std::string(buffer);
   };
   return "DATA is a file, LIBSVM text (plain or gzip) or the dense binary format (magic ADSKDNS1), or a\n"
-         "synthetic spec (generated on the fly, the same examples at any rank count):\n"
+         "synthetic spec (generated on the fly; the same examples at any rank count, to round-off):\n"
          "  synthetic:low-rank-regression[:d=" + std::to_string(r.dim) + ",n=" + std::to_string(r.examples) +
          ",lambda0=" + num(r.lambda0) + ",decay=" + num(r.decay) + ",mean=" + num(r.mean) + ",rank=" +
          std::to_string(r.rank) + ",seed=" + std::to_string(r.seed) + ",skip=" + std::to_string(r.skip) + "]\n"
