@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include "adasketch/data/dense_binary.hpp"
 #include "adasketch/data/libsvm_reader.hpp"
+#include "adasketch/data/synthetic_spec.hpp"
 #include "adasketch/error.hpp"
 
 namespace adasketch::driver {
@@ -31,9 +33,50 @@ bool is_dense_binary(const Communicator& comm, const std::string& path) {
 
 }  // namespace
 
-DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& dim_option) {
+std::optional<SyntheticSpec> synthetic_spec(const std::string& path, index_t dim, const std::string& data_option,
+                                            const std::string& dim_option) {
+  if (!is_synthetic_spec(path)) return std::nullopt;
+  SyntheticSpec spec = parse_synthetic_spec(path, data_option, dim);
+  if (dim != 0 && dim != spec.dim())
+    throw InvalidArgument(dim_option + ": " + std::to_string(dim) + " does not match d = " + std::to_string(spec.dim()) +
+                          " of '" + path + "'");
+  return spec;
+}
+
+std::string data_help() {
+  const LowRankRegressionOptions r;
+  const IllConditionedOptions c;
+  const auto num = [](double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", v);
+    return std::string(buffer);
+  };
+  return "DATA is a file, LIBSVM text (plain or gzip) or the dense binary format (magic ADSKDNS1), or a\n"
+         "synthetic spec (generated on the fly; the same examples at any rank count, to round-off):\n"
+         "  synthetic:low-rank-regression[:d=" + std::to_string(r.dim) + ",n=" + std::to_string(r.examples) +
+         ",lambda0=" + num(r.lambda0) + ",decay=" + num(r.decay) + ",mean=" + num(r.mean) + ",rank=" +
+         std::to_string(r.rank) + ",seed=" + std::to_string(r.seed) + ",skip=" + std::to_string(r.skip) + "]\n"
+         "      ADA-FD §4.1: x ~ N(mean·1, Σ), λ_j(Σ) = lambda0·j^(−decay) for the leading rank directions\n"
+         "      (0: min(d, 500)), real labels y = β*ᵀx, ‖β*‖ = 1\n"
+         "  synthetic:ill-conditioned[:d=" + std::to_string(c.dim) + ",n=" + std::to_string(c.examples) +
+         ",kappa=" + num(c.condition) + ",ill=" + std::to_string(c.ill_directions) + ",seed=" +
+         std::to_string(c.seed) + ",skip=" + std::to_string(c.skip) + "]\n"
+         "      SON §5.1: x ~ N(0, VΛVᵀ), λ = 1 except ill values rising to kappa, labels ±1 = sign(θᵀx)\n"
+         "Absent keys take the defaults shown, except d: without d=, d is --dim if given (for --test, the\n"
+         "training d; for predict, the model's d). The seed fixes the distribution (Σ's basis, β*, θ) and\n"
+         "the examples; skip=K starts after the first K examples: a test set from the same distribution is\n"
+         "the training spec with n=N_TEST,skip=N_TRAIN (another seed is another distribution).";
+}
+
+DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
+                    const std::string& dim_option) {
   DataInput data;
-  if (is_dense_binary(comm, path)) {
+  if (const std::optional<SyntheticSpec> spec = synthetic_spec(path, dim, data_option, dim_option)) {
+    data.format = "synthetic";
+    data.rows = spec->examples();
+    data.source = make_synthetic(comm, *spec);
+    if (spec->sign_labels()) data.known_labels = LabelRange{-1.0, 1.0, true};
+  } else if (is_dense_binary(comm, path)) {
     auto reader = std::make_unique<DenseBinaryReader>(comm, path);
     data.format = "dense-binary";
     data.rows = reader->rows();

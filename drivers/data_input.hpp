@@ -1,25 +1,16 @@
 #pragma once
-// Opening a data file for the subcommands: LIBSVM text (plain or gzip) or the dense binary format,
-// told apart by the dense format's magic "ADSKDNS1", with the file's label range for label maps.
+// Opening the data of the subcommands: a synthetic spec (adasketch/data/synthetic_spec.hpp, text
+// starting with "synthetic:"), or a file: LIBSVM text (plain or gzip) or the dense binary format, told
+// apart by the dense format's magic "ADSKDNS1"; with the label range for label maps.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/data/example_source.hpp"
+#include "adasketch/data/synthetic_spec.hpp"
 
 namespace adasketch::driver {
-
-struct DataInput {
-  std::string format;  ///< "libsvm" or "dense-binary"
-  index_t rows = 0;    ///< examples in the file
-  std::unique_ptr<ExampleSource> source;
-};
-
-/// Collective. `dim` is d (0: from the file: the largest LIBSVM index or the dense header's d); a
-/// dense file whose header says otherwise is an InvalidArgument naming `dim_option` (e.g.
-/// "option --dim"). Reader errors are InputErrors naming the file, on every rank. The source's
-/// destructor may be collective (MPI-IO): hold it in a CollectiveOwner.
-DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& dim_option);
 
 /// The smallest and largest label and whether all are integers.
 struct LabelRange {
@@ -27,9 +18,37 @@ struct LabelRange {
   bool integral = true;
 };
 
-/// Collective. From the LIBSVM reader's validating scan, or (other sources: dense binary) from one
-/// pass over the data, which reads the whole file once; the source is rewound afterwards. `path`
-/// names the file in errors.
+struct DataInput {
+  std::string format;  ///< "libsvm", "dense-binary" or "synthetic"
+  index_t rows = 0;    ///< examples in the file
+  std::unique_ptr<ExampleSource> source;
+  /// The label range when it is known without reading the data: ±1 for the ill-conditioned
+  /// generator (so no generating pass is needed); empty otherwise.
+  std::optional<LabelRange> known_labels;
+};
+
+/// Not collective, no work. For a synthetic spec `path`, the parsed spec checked against `dim` as
+/// open_data does (errors as there); empty for a file. Lets a command reject a bad spec (e.g. of
+/// --test) before the work.
+std::optional<SyntheticSpec> synthetic_spec(const std::string& path, index_t dim, const std::string& data_option,
+                                            const std::string& dim_option);
+
+/// The paragraph of --help that describes DATA: the file formats and the synthetic specs with their
+/// defaults.
+std::string data_help();
+
+/// Collective. `path` is a file or a synthetic spec. `dim` is d (0: from the data: the largest
+/// LIBSVM index, the dense header's d, the spec's d). A dense header or a spec's d= that says
+/// otherwise is an InvalidArgument naming `dim_option` (e.g. "option --dim"); a spec without d= takes
+/// d = `dim` when it is positive. A bad spec is an InvalidArgument naming `data_option` (e.g.
+/// "option --data") and the key. Reader errors are InputErrors naming the file, on every rank. The
+/// source's destructor may be collective (MPI-IO): hold it in a CollectiveOwner.
+DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
+                    const std::string& dim_option);
+
+/// Collective. From the LIBSVM reader's validating scan, or (other sources: dense binary, synthetic)
+/// from one pass over the data, which reads (or generates) it all once; the source is rewound
+/// afterwards. `path` names the data in errors.
 LabelRange label_range(ExampleSource& source, const std::string& path);
 
 }  // namespace adasketch::driver

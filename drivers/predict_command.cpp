@@ -21,12 +21,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 OptionParser make_parser() {
-  OptionParser p(std::string(kProgram) + " predict", "--model FILE --data FILE [options]",
+  OptionParser p(std::string(kProgram) + " predict", "--model FILE --data DATA [options]",
                  "Scores the examples of --data with a model saved by `adasketch train --model` (at any rank count)\n"
                  "and prints (rank 0) the accuracy (classification) and the mean loss. Labels are mapped with the\n"
-                 "model's label map, the one its training data chose.");
+                 "model's label map, the one its training data chose.\n\n" + data_help());
   p.required("model", OptionType::String, "FILE", "a model file written by `adasketch train --model`");
-  p.required("data", OptionType::String, "FILE", "examples to score: LIBSVM text (.gz allowed) or dense binary");
+  p.required("data", OptionType::String, "DATA", "examples to score: a file or a synthetic spec");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
   return p;
 }
@@ -84,7 +84,7 @@ int run_predict(const Communicator& comm, std::span<const std::string> args) {
   const std::string report = opts.text("report"), path = opts.text("data");
   check_writable(comm, report, "option --report", true);
   const LinearModel model = LinearModel::load(comm, opts.text("model"));
-  DataInput data = open_data(comm, path, model.dim(), "option --data (with the model's d)");
+  DataInput data = open_data(comm, path, model.dim(), "option --data", "option --data (with the model's d)");
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   const EvaluationStats stats = evaluate(model, *source, path);
   const double wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());

@@ -31,17 +31,16 @@ double seconds_since(Clock::time_point start) {
 }
 
 OptionParser make_parser() {
-  OptionParser p(std::string(kProgram) + " sketch", "--method NAME --ell N --data FILE [options]",
-                 "Streams the rows of FILE into a matrix sketch B and into the exact covariance AᵀA, then prints\n"
+  OptionParser p(std::string(kProgram) + " sketch", "--method NAME --ell N --data DATA [options]",
+                 "Streams the rows of DATA into a matrix sketch B and into the exact covariance AᵀA, then prints\n"
                  "(rank 0) the exact relative spectral error ‖AᵀA − BᵀB − (α − α₀)I‖₂/‖A‖₂² next to the FD bound\n"
                  "‖A − A_k‖²_F/(ℓ − k)/‖A‖₂² at k = ⌊ℓ/2⌋ (halved for rfd and fast-rfd). Seconds and rows/s time\n"
-                 "the sketch's insertions only. FILE is LIBSVM text (plain or gzip) or the dense binary format\n"
-                 "(recognized by its magic ADSKDNS1).");
+                 "the sketch's insertions only.\n\n" + data_help());
   p.required("method", OptionType::String, "NAME", "sketch: fd, fast-fd, rfd, fast-rfd, rp or oja");
   p.required("ell", OptionType::Integer, "N", "sketch size ℓ ≥ 1 (fast-fd and fast-rfd buffer 2ℓ rows)");
-  p.required("data", OptionType::String, "FILE", "input rows: LIBSVM text (.gz allowed) or dense binary");
+  p.required("data", OptionType::String, "DATA", "input rows: a file or a synthetic spec");
   p.optional("dim", OptionType::Integer, "D", "0",
-             "number of features d; 0 takes the largest index of a LIBSVM file or the dense header's d");
+             "number of features d; 0 takes the largest index of a LIBSVM file, the dense header's d or the spec's d");
   p.optional("seed", OptionType::Unsigned, "S", "1", "random seed of rp and oja");
   p.optional("alpha0", OptionType::Real, "A", "0", "initial α ≥ 0 of rfd and fast-rfd");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
@@ -147,7 +146,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, report, "option --report", true);
 
   Results r;
-  DataInput data = open_data(comm, path, dim_option, "option --dim");
+  DataInput data = open_data(comm, path, dim_option, "option --data", "option --dim");
   r.format = data.format;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();

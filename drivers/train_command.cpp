@@ -39,19 +39,20 @@ std::string number_text(double v) {
 
 OptionParser make_parser() {
   const LearnerSpec d;  // the defaults shown in --help are the library's
-  OptionParser p(std::string(kProgram) + " train", "--algo NAME --data FILE [options]",
-                 "Trains an online learner on FILE, one example at a time in file order (--passes times), then\n"
-                 "scores --test FILE with the final weights and saves --model. Rank 0 prints progress on stdout at\n"
-                 "most once a second (examples/s, online mistake rate, estimated time left) and a summary. Labels are\n"
-                 "mapped from the training file: ±1 as is, 0/1 and 1/2 to −1/+1 (binary losses); 1..K or 0..K−1 to\n"
-                 "classes 0..K−1 with K from the labels (softmax); as is (regression). FILE is LIBSVM text (plain or\n"
-                 "gzip) or the dense binary format (magic ADSKDNS1). Each learner reads only its hyperparameters.\n"
+  OptionParser p(std::string(kProgram) + " train", "--algo NAME --data DATA [options]",
+                 "Trains an online learner on DATA, one example at a time in order (--passes times), then scores\n"
+                 "--test DATA with the final weights and saves --model. Rank 0 prints progress on stdout at most\n"
+                 "once a second (examples/s, online mistake rate, estimated time left) and a summary. Labels are\n"
+                 "mapped from the training data: ±1 as is, 0/1 and 1/2 to −1/+1 (binary losses); 1..K or 0..K−1 to\n"
+                 "classes 0..K−1 with K from the labels (softmax); as is (regression). Each learner reads only its\n"
+                 "hyperparameters.\n"
                  "With --checkpoint, SIGTERM or SIGUSR1 stops the run after the same example on every rank, writes a\n"
-                 "final checkpoint and exits with status 75; --resume continues it (README: Failure and restart).");
+                 "final checkpoint and exits with status 75; --resume continues it (README: Failure and restart).\n\n" +
+                     data_help());
   p.optional("algo", "NAME",
              "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
              "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son (required unless --resume)");
-  p.required("data", OptionType::String, "FILE", "training examples");
+  p.required("data", OptionType::String, "DATA", "training examples: a file or a synthetic spec");
   p.optional("loss", OptionType::String, "L", d.loss, "squared, absolute, logistic, hinge, squared-hinge or softmax");
   p.optional("ell", OptionType::Integer, "N", std::to_string(d.ell), "sketch size ℓ ≥ 1 (sketched learners)");
   p.optional("eta", OptionType::Real, "ETA", number_text(d.eta), "AdaGrad step size η; SON: scale of the η_t schedule");
@@ -62,9 +63,9 @@ OptionParser make_parser() {
   p.optional("eta-schedule", OptionType::String, "S", d.eta_schedule,
              "SON η_t: constant (η), inv-t (η/t) or inv-sqrt-t (η/√t)");
   p.optional("passes", OptionType::Integer, "P", "1", "passes over the training data, ≥ 1");
-  p.optional("test", "FILE", "test examples, scored after training (a LIBSVM file is read with the training d)");
+  p.optional("test", "DATA", "test examples, scored after training (a LIBSVM file is read with the training d)");
   p.optional("dim", OptionType::Integer, "D", "0",
-             "number of features d; 0 takes the largest index of a LIBSVM file or the dense header's d");
+             "number of features d; 0 takes the largest index of a LIBSVM file, the dense header's d or the spec's d");
   p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp and oja sketches");
   p.optional("model", "FILE", "save the trained model (format in the README; loadable at any rank count)");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
@@ -131,7 +132,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
 
   TrainResults r;
-  DataInput data = open_data(comm, path, dim_option, resumed ? "the checkpoint's d" : "option --dim");
+  DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim");
   r.format = data.format;
   r.rows = data.rows;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
@@ -140,10 +141,13 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     throw InputError(path, 0, "has " + std::to_string(r.rows) + " examples, but the checkpoint '" + resume_path +
                                   "' was written for " + std::to_string(resumed->run.data_examples) + " (" +
                                   resumed->run.data_name + ")");
-  // Regression keeps labels as they are: no need to scan them (a full pass for dense binary files);
-  // a resumed run takes its label map from the checkpoint.
-  const LabelRange labels_seen =
-      !resumed && Loss(spec.loss).is_classification() ? label_range(*source, path) : LabelRange{};
+  // A bad --test spec fails now, not after training.
+  (void)synthetic_spec(test_path, r.dim, "option --test", "option --test (with the training d)");
+  // Regression keeps labels as they are: no need to scan them (a full pass for dense binary files
+  // and synthetic regression data); a resumed run takes its label map from the checkpoint.
+  const LabelRange labels_seen = resumed || !Loss(spec.loss).is_classification() ? LabelRange{}
+                                 : data.known_labels                             ? *data.known_labels
+                                                                                 : label_range(*source, path);
   if (spec.loss == "softmax")
     spec.classes = resumed ? resumed->classes
                            : LabelMap::softmax_classes(path, labels_seen.min, labels_seen.max, labels_seen.integral);
@@ -199,7 +203,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     return kExitStopped;
   }
   if (!test_path.empty()) {
-    DataInput test = open_data(comm, test_path, r.dim, "option --test (with the training d)");
+    DataInput test = open_data(comm, test_path, r.dim, "option --test", "option --test (with the training d)");
     r.test_format = test.format;
     CollectiveOwner<ExampleSource> test_source(std::move(test.source));
     r.test = evaluate(*learner, *test_source, labels, test_path);

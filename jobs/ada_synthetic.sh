@@ -10,11 +10,11 @@
 #
 #   bash jobs/ada_synthetic.sh [ALGO ...]   (default: ada-fd ada-diag ada-fd-da ada-diag-da)
 #
-# The data come from adasketch::make_low_rank_regression (lib/include/adasketch/data/synthetic.hpp,
-# seed SEED, default 1), written once to a dense binary file (ADSKDNS1) by a small generator that
-# this script compiles against the build tree (`adasketch train` has no synthetic source yet).
+# The data are `--data synthetic:low-rank-regression:d=500,n=10000,lambda0=100,decay=2,mean=1,seed=SEED`
+# (adasketch::make_low_rank_regression, generated on the fly by every run, the same examples at any
+# rank count; `adasketch generate --data SPEC --out FILE` writes them to a file).
 # Environment: OUT (default results/ada_synthetic), NP ranks (default 1), ELL (default 10),
-# BUILD (default build), SEED (default 1), DATA (an existing dense binary file: skips generation).
+# BUILD (default build), SEED (default 1), DATA (another data file or spec instead).
 set -euo pipefail
 here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 source "$here/jobs/mpi_env.sh"
@@ -27,43 +27,7 @@ export ADASKETCH="${ADASKETCH:-$build/drivers/adasketch}"
 algos=("$@")
 [ ${#algos[@]} -gt 0 ] || algos=(ada-fd ada-diag ada-fd-da ada-diag-da)
 mkdir -p "$out"
-
-data="${DATA:-$out/low_rank_regression.d500.n10000.seed$seed.bin}"
-if [ ! -s "$data" ]; then
-  gen="$out/gen_low_rank_regression"
-  cat >"$gen.cpp" <<'EOF'
-// Writes make_low_rank_regression's examples (d = 500, T = 10,000, λ₀ = 100, α = 2, μ = 1) as the
-// dense binary format: "ADSKDNS1", uint64 n, uint64 d, n × (label, x_1..x_d) float64.
-#include <mpi.h>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include "adasketch/data/synthetic.hpp"
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  adasketch::LowRankRegressionOptions o;  // defaults: d = 500, T = 10000, λ₀ = 100, α = 2, μ = 1
-  o.seed = std::strtoull(argv[2], nullptr, 10);
-  adasketch::Communicator self(MPI_COMM_SELF);
-  auto source = adasketch::make_low_rank_regression(self, o);
-  std::FILE* f = std::fopen(argv[1], "wb");
-  if (!f) { std::perror(argv[1]); return 1; }
-  const std::uint64_t n = static_cast<std::uint64_t>(o.examples), d = static_cast<std::uint64_t>(o.dim);
-  std::fwrite("ADSKDNS1", 1, 8, f);
-  std::fwrite(&n, 8, 1, f);
-  std::fwrite(&d, 8, 1, f);
-  adasketch::Example e;
-  while (source->next(e)) {
-    std::fwrite(&e.label, 8, 1, f);
-    std::fwrite(e.values.data(), 8, e.values.size(), f);
-  }
-  if (std::fclose(f) != 0) { std::perror(argv[1]); return 1; }
-  MPI_Finalize();
-}
-EOF
-  mpicxx -std=c++20 -O2 -DOMPI_SKIP_MPICXX=1 -I"$here/lib/include" "$gen.cpp" -o "$gen" \
-    "$build/lib/libadasketch.a" -llapacke -lscalapack-openmpi -lopenblas -lz
-  mpirun --quiet -np 1 "$gen" "$data.tmp" "$seed" && mv "$data.tmp" "$data"
-fi
+data="${DATA:-synthetic:low-rank-regression:d=500,n=10000,lambda0=100,decay=2,mean=1,seed=$seed}"
 
 summary=()
 for algo in "${algos[@]}"; do
@@ -73,5 +37,5 @@ for algo in "${algos[@]}"; do
   summary+=("$algo: $(grep '^chosen' "$log")")
 done
 echo
-echo "synthetic low-rank regression (d = 500, T = 10000, λ₀ = 100, α = 2, μ = 1, seed $seed), absolute loss, ell = $ell:"
+echo "$data, absolute loss, ell = $ell, $np rank(s):"
 printf '  %s\n' "${summary[@]}"

@@ -36,6 +36,18 @@
 #       stderr line names the rank and the failure; at 1 rank it is the ordinary one-line error.
 #       KIND nan (NaN values on one rank's block) fails on every rank together: one line from rank 0
 #       naming the file, line and the non-finite value.
+#   run_cli_tests.sh synthetic_errors ADASKETCH MPIEXEC DATA_DIR NP
+#       Bad synthetic specs (unknown generator or key, bad or missing value, repeated key, out of
+#       range, d against --dim or the training d) for train, sketch, predict and generate, and bad
+#       generate options and input at NP ranks: one error line each, as for `errors`; generate --help.
+#   run_cli_tests.sh synthetic ADASKETCH MPIEXEC DATA_DIR NP...
+#       At every NP: `train --data synthetic:...` (ada-fd on low-rank regression with the absolute
+#       loss, ada-diag on ill-conditioned classification with the logistic loss, each with a
+#       synthetic --test from the same distribution) reports exactly the numbers of `generate` (dense
+#       binary; LIBSVM for the classification data) + `train --data FILE`; `sketch` likewise; the
+#       files have the documented size; and the numbers agree across rank counts (online mistakes
+#       exactly, the rest to 1e-9 relative). `predict` on the synthetic test spec reproduces the test
+#       accuracy of the training run.
 #
 # Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
 # and awk are used to read the JSON reports
@@ -386,6 +398,8 @@ train() {
 source "$(dirname "${BASH_SOURCE[0]}")/checkpoint_tests.sh"
 # The faults mode (a failure injected on one rank at one example).
 source "$(dirname "${BASH_SOURCE[0]}")/fault_tests.sh"
+# The synthetic_errors and synthetic modes (data specs, adasketch generate).
+source "$(dirname "${BASH_SOURCE[0]}")/synthetic_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -394,8 +408,10 @@ case $mode in
   train) train "$@" ;;
   checkpoint) checkpoint "$1" ;;
   faults) faults "$1" ;;
+  synthetic_errors) synthetic_errors "$1" ;;
+  synthetic) synthetic "$@" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|synthetic_errors|synthetic} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -22,11 +22,18 @@ namespace {
 constexpr std::uint64_t kBasis = std::uint64_t{1} << 62;
 enum Kind : std::uint64_t { kWeights = 0, kLatent = 1, kNoise = 2 };
 std::uint64_t tagged(Kind kind, index_t i) { return static_cast<std::uint64_t>(i) * 4 + kind; }
+// Tagged streams of examples t < 2^60 stay below kBasis.
+constexpr index_t kMaxExamples = index_t{1} << 60;
+
+void require_stream(index_t examples, index_t skip) {
+  ADASKETCH_REQUIRE(skip >= 0 && skip <= kMaxExamples - examples,
+                    "skip = " + std::to_string(skip) + ", examples = " + std::to_string(examples) + " (skip + examples <= 2^60)");
+}
 
 /// x_t = μ·1 + Q diag(s) z_t (+ g_t ~ N(0, I_d) when isotropic), z_t ~ N(0, I_r);
 /// y_t = wᵀx_t, or sign(wᵀx_t) for classification, with w Gaussian, ‖w‖ = 1.
 struct GaussianModel {
-  index_t dim = 1, examples = 1;
+  index_t dim = 1, examples = 1, skip = 0;
   double mean = 0.0;
   std::vector<double> scales;  // s, length r (may be empty)
   bool isotropic = false, sign_labels = false;
@@ -66,14 +73,15 @@ class GaussianLinearSource final : public ExampleSource {
     if (t_ >= model_.examples) return false;
     const index_t begin = partition_.begin(comm_.rank()), local = partition_.size(comm_.rank());
     const int r = static_cast<int>(latent_.size());
+    const index_t t = model_.skip + t_;  // the example's index in the seed's sequence
     // Every rank draws the same z_t from counters (t, k) and scales it: c = diag(s) z_t.
     for (int k = 0; k < r; ++k)
-      latent_[k] = model_.scales[k] * rng_.normal(tagged(kLatent, t_), static_cast<std::uint64_t>(k));
+      latent_[k] = model_.scales[k] * rng_.normal(tagged(kLatent, t), static_cast<std::uint64_t>(k));
     out.dense = true;
     out.indices.clear();
     out.values.resize(static_cast<std::size_t>(local));
     for (index_t j = 0; j < local; ++j)
-      out.values[j] = model_.isotropic ? rng_.normal(tagged(kNoise, t_), static_cast<std::uint64_t>(begin + j)) : 0.0;
+      out.values[j] = model_.isotropic ? rng_.normal(tagged(kNoise, t), static_cast<std::uint64_t>(begin + j)) : 0.0;
     if (r > 0 && local > 0)
       cblas_dgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(local), r, 1.0, basis_.data(), r, latent_.data(), 1,
                   1.0, out.values.data(), 1);
@@ -108,9 +116,11 @@ std::unique_ptr<ExampleSource> make_low_rank_regression(const Communicator& comm
   ADASKETCH_REQUIRE(options.decay >= 0.0 && std::isfinite(options.decay), "decay = " + std::to_string(options.decay));
   ADASKETCH_REQUIRE(std::isfinite(options.mean), "mean = " + std::to_string(options.mean));
   ADASKETCH_REQUIRE(options.rank >= 0 && options.rank <= options.dim, "rank = " + std::to_string(options.rank));
+  require_stream(options.examples, options.skip);
   GaussianModel model;
   model.dim = options.dim;
   model.examples = options.examples;
+  model.skip = options.skip;
   model.mean = options.mean;
   model.seed = options.seed;
   // ADA-FD §4.1: x ~ N(μ1, Σ), λ_j(Σ) = λ₀ j^{−α}; Q diag(√λ) z has exactly that covariance.
@@ -128,9 +138,11 @@ std::unique_ptr<ExampleSource> make_ill_conditioned_classification(const Communi
                     "condition = " + std::to_string(options.condition));
   ADASKETCH_REQUIRE(options.ill_directions >= 0 && options.ill_directions <= options.dim,
                     "ill_directions = " + std::to_string(options.ill_directions));
+  require_stream(options.examples, options.skip);
   GaussianModel model;
   model.dim = options.dim;
   model.examples = options.examples;
+  model.skip = options.skip;
   model.isotropic = true;
   model.sign_labels = true;
   model.seed = options.seed;

@@ -25,6 +25,9 @@ struct LowRankRegressionOptions {
   /// 0 means min(d, 500). λ_r/λ₀ = r^{−α} tells what is dropped.
   index_t rank = 0;
   std::uint64_t seed = 1;
+  /// Examples skipped: the stream is examples skip+1 .. skip+T of the seed's infinite sequence,
+  /// from the same distribution (same Σ basis and β*), e.g. a test set after T training examples.
+  index_t skip = 0;
 };
 
 /// SON §5.1: x ~ N(0, V diag(λ) Vᵀ), V a random orthonormal basis, λ = (1, …, 1, then d_ill
@@ -36,6 +39,7 @@ struct IllConditionedOptions {
   double condition = 100.0;  ///< κ ≥ 1
   index_t ill_directions = 10;  ///< 0 <= d_ill <= d
   std::uint64_t seed = 1;
+  index_t skip = 0;  ///< as LowRankRegressionOptions::skip
 };
 
 std::unique_ptr<ExampleSource> make_low_rank_regression(const Communicator& comm,

@@ -1,0 +1,46 @@
+#pragma once
+// Text specifications of the synthetic generators (synthetic.hpp), as accepted wherever the drivers
+// take a data file:
+//
+//   synthetic:low-rank-regression[:key=value,...]   keys d, n, lambda0, decay, mean, rank, seed, skip
+//   synthetic:ill-conditioned[:key=value,...]       keys d, n, kappa, ill, seed, skip
+//
+// d, n, rank, ill, skip are integers, seed a non-negative integer, the others finite numbers. Absent
+// keys take the defaults of LowRankRegressionOptions / IllConditionedOptions (d: see parse below).
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/data/example_source.hpp"
+#include "adasketch/data/synthetic.hpp"
+
+namespace adasketch {
+
+struct SyntheticSpec {
+  std::variant<LowRankRegressionOptions, IllConditionedOptions> options;
+  bool dim_given = false;  ///< the text had d=
+
+  index_t dim() const;
+  index_t examples() const;
+  /// Whether the labels are ±1 (ill-conditioned) rather than real (regression).
+  bool sign_labels() const noexcept { return std::holds_alternative<IllConditionedOptions>(options); }
+  /// "low-rank-regression" or "ill-conditioned".
+  const char* generator() const noexcept;
+};
+
+/// Whether `text` is meant as a synthetic spec: it starts with "synthetic:". (A file of that name
+/// can be given as ./synthetic:...)
+bool is_synthetic_spec(std::string_view text) noexcept;
+
+/// Parses a spec strictly: an unknown generator or key, a key given twice, a missing or malformed
+/// value, or a value out of range (d, n ≥ 1; lambda0 > 0; decay, skip ≥ 0; 0 ≤ rank ≤ d; kappa ≥ 1;
+/// 0 ≤ ill ≤ d) throws InvalidArgument "<what>: <the key and the problem>", e.g. what = "option
+/// --data". Without d=, d is `default_dim` when it is positive, else the options' default.
+SyntheticSpec parse_synthetic_spec(const std::string& text, const std::string& what, index_t default_dim = 0);
+
+/// Collective. The generator's source (make_low_rank_regression or make_ill_conditioned_classification).
+std::unique_ptr<ExampleSource> make_synthetic(const Communicator& comm, const SyntheticSpec& spec);
+
+}  // namespace adasketch
