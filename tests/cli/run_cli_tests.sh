@@ -36,6 +36,9 @@
 #       stderr line names the rank and the failure; at 1 rank it is the ordinary one-line error.
 #       KIND nan (NaN values on one rank's block) fails on every rank together: one line from rank 0
 #       naming the file, line and the non-finite value.
+#   run_cli_tests.sh determinism ADASKETCH MPIEXEC DATA_DIR NP
+#       The same command twice gives byte-identical model files (oja-son and ada-gp, which draw
+#       random numbers, and fast-rfd-son); another --seed gives a different model.
 #   run_cli_tests.sh synthetic_errors ADASKETCH MPIEXEC DATA_DIR NP
 #       Bad synthetic specs (unknown generator or key, bad or missing value, repeated key, out of
 #       range, d against --dim or the training d) for train, sketch, predict and generate, and bad
@@ -396,8 +399,8 @@ train() {
 
 # The checkpoint mode (SIGKILL, SIGTERM, SIGUSR1, a crash inside a save, bad checkpoints).
 source "$(dirname "${BASH_SOURCE[0]}")/checkpoint_tests.sh"
-# The faults mode (a failure injected on one rank at one example).
-source "$(dirname "${BASH_SOURCE[0]}")/fault_tests.sh"
+# The faults and determinism modes (a failure injected on one rank at one example; run after run).
+source "$(dirname "${BASH_SOURCE[0]}")/reliability_tests.sh"
 # The synthetic_errors and synthetic modes (data specs, adasketch generate).
 source "$(dirname "${BASH_SOURCE[0]}")/synthetic_tests.sh"
 
@@ -408,10 +411,11 @@ case $mode in
   train) train "$@" ;;
   checkpoint) checkpoint "$1" ;;
   faults) faults "$1" ;;
+  determinism) determinism "$1" ;;
   synthetic_errors) synthetic_errors "$1" ;;
   synthetic) synthetic "$@" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|synthetic_errors|synthetic} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -1,5 +1,5 @@
 # Sourced by run_cli_tests.sh (which defines run, fail, expect_error, $work, $data_dir): the `faults`
-# mode, described in run_cli_tests.sh's header.
+# and `determinism` modes, described in run_cli_tests.sh's header.
 
 faults() {
   local np=$1 r kind
@@ -28,4 +28,24 @@ faults() {
     "${train_a9a[@]}"
   [[ "$(head -n 1 "$work/run.stderr")" == *"non-finite feature value"* ]] ||
     fail "np=$np nan on rank $((np - 1)): $(head -n 1 "$work/run.stderr")"
+}
+
+determinism() {
+  local np=$1 algo run_name
+  for algo in oja-son ada-gp fast-rfd-son; do
+    local loss=logistic
+    [[ "$algo" == *-son ]] && loss=squared
+    for run_name in first:7 second:7 other:8; do
+      run "$np" train --algo "$algo" --loss "$loss" --ell 8 --seed "${run_name#*:}" --data "$data_dir/a9a.t.gz" \
+        --model "$work/$algo.${run_name%:*}.model"
+      [ "$rc" = 0 ] || fail "np=$np $algo ${run_name%:*} run: exit $rc; $(head -c 400 "$work/run.stderr")"
+    done
+    if ! cmp -s "$work/$algo.first.model" "$work/$algo.second.model"; then
+      fail "np=$np $algo: two runs with seed 7 give different model files"
+    elif [ "$algo" != fast-rfd-son ] && cmp -s "$work/$algo.first.model" "$work/$algo.other.model"; then
+      fail "np=$np $algo: seeds 7 and 8 give the same model"
+    else
+      echo "ok   np=$np $algo: identical model files run after run"
+    fi
+  done
 }
