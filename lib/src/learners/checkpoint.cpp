@@ -38,6 +38,14 @@ std::vector<std::uint64_t> pack(const std::vector<Field>& fields) {
   return words;
 }
 
+// A block field's checksum is the sum of its ranks' parts (checksum_part is additive over offsets).
+void sum_over_ranks(const Communicator& comm, std::vector<std::uint64_t>& block_sums) {
+  if (!block_sums.empty())
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, block_sums.data(), static_cast<int>(block_sums.size()), MPI_UINT64_T, MPI_SUM,
+                            comm.get()),
+              "MPI_Allreduce(sum)");
+}
+
 // Each field's checksum: replicated ones from `words`, blocks summed over the ranks (one Allreduce).
 void set_checksums(const Communicator& comm, const std::vector<Field>& fields, const std::vector<std::uint64_t>& words,
                    std::vector<FieldEntry>& entries) {
@@ -53,10 +61,7 @@ void set_checksums(const Communicator& comm, const std::vector<Field>& fields, c
       block_sums.push_back(detail::checksum_part(f.values, static_cast<std::uint64_t>(f.first * f.width)));
     }
   }
-  if (!block_sums.empty())
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, block_sums.data(), static_cast<int>(block_sums.size()), MPI_UINT64_T, MPI_SUM,
-                            comm.get()),
-              "MPI_Allreduce(sum)");
+  sum_over_ranks(comm, block_sums);
   std::size_t b = 0;
   for (std::size_t i = 0; i < fields.size(); ++i)
     if (!replicated(fields[i])) entries[i].checksum = block_sums[b++];
@@ -223,10 +228,7 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
     block_sums.push_back(detail::checksum_part(f.values, static_cast<std::uint64_t>(f.first * f.width)));
   }
   file.close();
-  if (!block_sums.empty())
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, block_sums.data(), static_cast<int>(block_sums.size()), MPI_UINT64_T, MPI_SUM,
-                            comm.get()),
-              "MPI_Allreduce(sum)");
+  sum_over_ranks(comm, block_sums);
   std::size_t b = 0;
   for (std::size_t i = 0; i < fields.size(); ++i)
     if (!replicated(fields[i]) && block_sums[b++] != front.table[i].checksum)
