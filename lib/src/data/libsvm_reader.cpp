@@ -8,12 +8,12 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "adasketch/error.hpp"
+#include "file_kind.hpp"
 #include "libsvm_line.hpp"
 
 namespace adasketch {
@@ -45,13 +45,7 @@ namespace detail {
 class LibsvmLines {
  public:
   LibsvmLines(const std::string& path, const LibsvmLineFilter& filter)
-      : path_(path), file_(gzopen(path.c_str(), "rb")), filter_(filter), buffer_(1 << 16) {
-    if (file_ == nullptr) throw ReadFailure{0, std::string("cannot open: ") + std::strerror(errno)};
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      gzclose(file_);
-      throw ReadFailure{0, "cannot read: it is a directory"};
-    }
+      : path_(path), file_(open(path)), filter_(filter), buffer_(1 << 16) {
     gzbuffer(file_, 1 << 18);
   }
   ~LibsvmLines() {
@@ -120,6 +114,12 @@ class LibsvmLines {
   }
 
   index_t line() const noexcept { return line_; }
+  static gzFile open(const std::string& path) {
+    if (const std::string why = not_a_regular_file(path); !why.empty()) throw ReadFailure{0, "cannot read: " + why};
+    gzFile file = gzopen(path.c_str(), "rb");
+    if (file == nullptr) throw ReadFailure{0, std::string("cannot open: ") + std::strerror(errno)};
+    return file;
+  }
   const LibsvmLine& parsed() const noexcept { return parsed_; }
 
  private:

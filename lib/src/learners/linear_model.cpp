@@ -14,6 +14,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "../data/file_kind.hpp"
 #include "nonzeros.hpp"
 
 namespace adasketch {
@@ -87,6 +88,11 @@ class ModelFile {
  public:
   ModelFile(const Communicator& comm, std::string path, int mode, bool reading)
       : comm_(comm), path_(std::move(path)), reading_(reading) {
+    if (reading_) {  // before MPI_File_open: a pipe blocks it, a directory fails only in the reads
+      const std::string why = detail::not_a_regular_file(path_);
+      if (agreed(why.empty() ? MPI_SUCCESS : MPI_ERR_FILE) != MPI_SUCCESS)
+        throw InputError(path_, 0, "cannot read: " + (why.empty() ? std::string("not a regular file on another rank") : why));
+    }
     const int rc = MPI_File_open(comm_.get(), path_.c_str(), mode, MPI_INFO_NULL, &file_);
     if (agreed(rc) != MPI_SUCCESS) {
       if (rc == MPI_SUCCESS) MPI_File_close(&file_);
