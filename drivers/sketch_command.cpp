@@ -153,6 +153,8 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   r.format = data.format;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
+  if (r.dim > INT_MAX)  // ScaLAPACK's int dimensions
+    throw InputError(path, 0, "d = " + std::to_string(r.dim) + " is too large for the exact d × d covariance (at most 2^31 - 1)");
   const std::string sizes = "d = " + std::to_string(r.dim) + ", ell = " + std::to_string(spec.ell);
   std::unique_ptr<Sketch> sketch = with_memory_context("the " + spec.method + " sketch (" + sizes + ")",
                                                        [&] { return make_sketch(comm, r.dim, spec); });
@@ -160,8 +162,6 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   const BlockPartition& dp = source->partition();
   if (sp.dim() != dp.dim() || sp.begin(comm.rank()) != dp.begin(comm.rank()) || sp.end(comm.rank()) != dp.end(comm.rank()))
     throw Error("internal error: the data source and the sketch partition the features differently");
-  if (r.dim > INT_MAX)  // ScaLAPACK's int dimensions
-    throw InputError(path, 0, "d = " + std::to_string(r.dim) + " is too large for the exact d × d covariance (at most 2^31 - 1)");
   CollectiveOwner<ExactCovariance> covariance(with_memory_context(
       "the exact d × d covariance (d = " + std::to_string(r.dim) + ")", [&] { return std::make_unique<ExactCovariance>(comm, sp); }));
 

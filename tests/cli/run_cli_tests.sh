@@ -20,6 +20,9 @@
 #       accuracies at least 83.5% (a9a) and 90% (USPS); `predict` at the largest NP on the model
 #       saved at the first reproduces the test accuracy and mean loss; rank 0 prints progress lines
 #       (at most one a second) on a run of a few seconds.
+#   run_cli_tests.sh hostile ADASKETCH MPIEXEC DATA_DIR NP
+#       The hostile input corpus at NP ranks: tests/hostile/run_hostile.sh (cases in
+#       tests/hostile/manifest.txt).
 #
 # Every command runs under `timeout 60`. Only POSIX tools and awk are used to read the JSON reports
 # (one member per line, as the driver writes them); python3 is used for an extra JSON validity check
@@ -369,8 +372,9 @@ case $mode in
   a9a) a9a "$@" ;;
   train_errors) train_errors "$1" ;;
   train) train "$@" ;;
+  hostile) bash "$(dirname "${BASH_SOURCE[0]}")/../hostile/run_hostile.sh" "$adasketch" "$mpiexec" "$1" || failures=$((failures + 1)) ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|hostile} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac
