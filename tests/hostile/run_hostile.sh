@@ -137,7 +137,7 @@ run_case() {
     echo "FAIL: $what: timed out after 60 s (hang)"
     return
   fi
-  if grep -qE 'Segmentation|core dumped|Sanitizer|runtime error:|Process received signal|Abort' "$o.stdout" "$o.stderr"; then
+  if [ "$rc" -gt 128 ] || grep -qE 'Segmentation|core dumped|Sanitizer|runtime error:|Process received signal|Abort' "$o.stdout" "$o.stderr"; then
     echo "FAIL: $what: crashed (exit $rc):"
     head -n 5 "$o.stderr" | sed 's/^/    | /'
     return
