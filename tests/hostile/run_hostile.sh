@@ -6,8 +6,8 @@
 # First generates the inputs that are awkward to keep as files (gzip, dense binary, model files,
 # long lines, a pipe) into a scratch directory, then runs every case at NP ranks, a few at a time,
 # each under `timeout 60` (a timeout is a failure: "hang") with the address space of every process
-# limited to 4 GB (ADASKETCH_HOSTILE_VMEM_KB), so that a case which asks for terabytes fails fast
-# instead of swapping the machine. HOSTILE_CASES=REGEX runs only the cases whose ID matches.
+# limited to 2 GB (ADASKETCH_HOSTILE_VMEM_KB), so that a case which asks for more memory fails fast
+# instead of exhausting the machine. HOSTILE_CASES=REGEX runs only the cases whose ID matches.
 set -u
 
 adasketch=$1 mpiexec=$2 np=$3
@@ -22,7 +22,7 @@ export OPENBLAS_NUM_THREADS=1
 export OMPI_MCA_odls_base_sigkill_timeout=0
 mpi_flags=(--oversubscribe --quiet)
 [ "$(id -u)" = 0 ] && mpi_flags+=(--allow-run-as-root)
-vmem_kb=${ADASKETCH_HOSTILE_VMEM_KB:-4194304}
+vmem_kb=${ADASKETCH_HOSTILE_VMEM_KB:-2097152}
 
 # --- generated inputs ----------------------------------------------------------------------------
 
@@ -87,6 +87,9 @@ generate() {
   # long lines: 200,000 pairs on one line (2 MB), and one 1 MB token
   awk 'BEGIN { printf "+1"; for (i = 1; i <= 200000; i++) printf " %d:1", i; printf "\n-1 1:1\n" }' >"$g/long_line.svm"
   { printf '+1 1:'; head -c 1048576 /dev/zero | tr '\0' x; printf '\n'; } >"$g/long_token.svm"
+  # a gzip bomb: 24 members of 64 MB of 'x' (3 MB compressed), one 1.5 GB line beyond the memory limit
+  head -c 67108864 /dev/zero | tr '\0' x | gzip -9n >"$work/x.gz"
+  for size in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do cat "$work/x.gz"; done >"$g/gz_bomb.gz"
   mkfifo "$g/fifo.svm"
   cp "$ok" "$g/ok_copy.svm" && ln -s ok_copy.svm "$g/ok_link.svm"
   # models, trained at 1 rank: d = 4 logistic, softmax K = 3, RFD-SON squared; then broken copies

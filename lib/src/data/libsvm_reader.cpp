@@ -8,6 +8,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -58,7 +59,7 @@ class LibsvmLines {
   bool next_line(std::string_view& text) {
     std::size_t length = 0;
     for (;;) {
-      if (buffer_.size() - length < 2) buffer_.resize(buffer_.size() * 2);
+      if (buffer_.size() - length < 2) grow();
       const int room = static_cast<int>(std::min<std::size_t>(buffer_.size() - length, INT_MAX));
       char* chunk = buffer_.data() + length;
       const z_off_t before = gztell(file_);
@@ -123,6 +124,15 @@ class LibsvmLines {
   const LibsvmLine& parsed() const noexcept { return parsed_; }
 
  private:
+  // Doubles the line buffer; a line too long for the memory is an error naming it.
+  void grow() {
+    try {
+      buffer_.resize(buffer_.size() * 2);
+    } catch (const std::bad_alloc&) {
+      throw ReadFailure{line_ + 1, "not enough memory for a line longer than " + std::to_string(buffer_.size()) + " bytes"};
+    }
+  }
+
   // At the end of the data: a truncated or corrupt gzip stream is an error, not a short file.
   void check_stream() {
     int code = Z_OK;
