@@ -105,7 +105,9 @@ void OptionParser::validate(const Spec& s, const std::string& value) {
     case OptionType::Integer: parse_integer(value, what); break;
     case OptionType::Unsigned: parse_unsigned(value, what); break;
     case OptionType::Real: parse_real(value, what); break;
-    case OptionType::String: break;
+    case OptionType::String:
+      if (value.empty()) throw InvalidArgument(what + ": expected a non-empty value");
+      break;
   }
 }
 

@@ -19,10 +19,13 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <span>
 #include <string>
 
 #include "adasketch/comm/communicator.hpp"
+#include "adasketch/error.hpp"
 
 namespace adasketch::driver {
 
@@ -46,6 +49,20 @@ std::string one_line_message(const std::exception_ptr& error);
 /// when that was a usage error and as Error otherwise. Turns a rank-local failure (writing a file
 /// on rank 0, say) into an all-ranks failure, which ends cleanly with a single error line.
 void collective_section(const Communicator& comm, const std::function<void()>& body);
+
+/// Returns make(); an allocation failure in it (std::bad_alloc, or std::length_error for a size
+/// beyond the address space) becomes an Error "not enough memory for <what>". Sizes come from the
+/// data (d) and the options (ℓ), so this names them instead of a bare std::bad_alloc.
+template <class Make>
+auto with_memory_context(const std::string& what, Make&& make) {
+  try {
+    return make();
+  } catch (const std::bad_alloc&) {
+    throw Error("not enough memory for " + what);
+  } catch (const std::length_error&) {
+    throw Error("not enough memory for " + what + " (more than the address space)");
+  }
+}
 
 /// Owns an object whose destructor may be collective (MPI_File_close, a BLACS grid). Leaving the
 /// scope normally destroys it; leaving it by an exception leaks it instead: the other ranks may not

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "adasketch/data/dense_binary.hpp"
@@ -17,11 +18,12 @@ namespace {
 
 constexpr char kDenseMagic[8] = {'A', 'D', 'S', 'K', 'D', 'N', 'S', '1'};
 
-// Rank 0 looks at the first 8 bytes; an unreadable file is left to the LIBSVM reader, which reports
-// it (on every rank) with the file name.
+// Rank 0 looks at the first 8 bytes of a regular file; anything else is left to the LIBSVM reader,
+// which reports it (on every rank) with the file name.
 bool is_dense_binary(const Communicator& comm, const std::string& path) {
   std::array<char, 1> dense{0};
-  if (comm.rank() == 0) {
+  std::error_code ec;
+  if (comm.rank() == 0 && std::filesystem::is_regular_file(path, ec)) {  // a pipe would block the open
     std::ifstream in(path, std::ios::binary);
     std::array<char, 8> magic{};
     if (in && in.read(magic.data(), magic.size()) && std::equal(magic.begin(), magic.end(), kDenseMagic))

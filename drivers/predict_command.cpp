@@ -82,6 +82,9 @@ int run_predict(const Communicator& comm, std::span<const std::string> args) {
   OptionParser opts = make_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
   const std::string report = opts.text("report"), path = opts.text("data");
+  check_distinct_files(comm, {{"option --model", opts.text("model"), false},
+                              {"option --data", path, false},
+                              {"option --report", report, true}});
   check_writable(comm, report, "option --report", true);
   const LinearModel model = LinearModel::load(comm, opts.text("model"));
   DataInput data = open_data(comm, path, model.dim(), "option --data", "option --data (with the model's d)");

@@ -1,6 +1,8 @@
 #include "report_file.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 #include "adasketch/error.hpp"
 #include "collective_errors.hpp"
@@ -16,7 +18,29 @@ void write_local(const std::string& path, const std::string& text, const std::st
   if (std::fclose(f) != 0 || !ok) throw Error(option + ": error writing '" + path + "'");
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;  // both exist (hard or symbolic links included)
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
 }  // namespace
+
+void check_distinct_files(const Communicator& comm, const std::vector<NamedFile>& files) {
+  collective_section(comm, [&] {
+    if (comm.rank() != 0) return;
+    for (std::size_t i = 0; i < files.size(); ++i)
+      for (std::size_t j = i + 1; j < files.size(); ++j) {
+        const NamedFile &a = files[i], &b = files[j];
+        if ((a.output || b.output) && !a.path.empty() && !b.path.empty() && same_file(a.path, b.path))
+          throw InvalidArgument(a.option + " and " + b.option + " name the same file '" + b.path + "'");
+      }
+  });
+}
 
 void check_writable(const Communicator& comm, const std::string& path, const std::string& option, bool keep) {
   if (path.empty()) return;

@@ -2,10 +2,22 @@
 // Output files of the subcommands (JSON reports, model files), written by rank 0 or collectively,
 // with failures raised on every rank (collective_errors.hpp).
 #include <string>
+#include <vector>
 
 #include "adasketch/comm/communicator.hpp"
 
 namespace adasketch::driver {
+
+/// A file named by an option ("option --model"), read or written by the command.
+struct NamedFile {
+  std::string option, path;
+  bool output = false;
+};
+
+/// Collective. Throws InvalidArgument on every rank when an output file is the same file as
+/// another named file (same path, or an existing link to it): writing it would destroy an input or
+/// the other output. Empty paths are ignored. Call it before check_writable, which truncates.
+void check_distinct_files(const Communicator& comm, const std::vector<NamedFile>& files);
 
 /// Collective. Checks, before any work, that rank 0 can create `path`: throws InvalidArgument
 /// "<option>: cannot open 'PATH' for writing" on every rank otherwise. The file is left empty

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -142,6 +143,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   if (dim_option < 0) throw InvalidArgument("option --dim: must be ≥ 0, got " + opts.text("dim"));
   const std::string path = opts.text("data");
   const std::string report = opts.text("report");
+  check_distinct_files(comm, {{"option --data", path, false}, {"option --report", report, true}});
   // Fail on a bad report path now, not after the work (and on every rank, not just rank 0).
   check_writable(comm, report, "option --report", true);
 
@@ -150,12 +152,17 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   r.format = data.format;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
-  std::unique_ptr<Sketch> sketch = make_sketch(comm, r.dim, spec);
+  if (r.dim > INT_MAX)  // ScaLAPACK's int dimensions
+    throw InputError(path, 0, "d = " + std::to_string(r.dim) + " is too large for the exact d × d covariance (at most 2^31 - 1)");
+  const std::string sizes = "d = " + std::to_string(r.dim) + ", ell = " + std::to_string(spec.ell);
+  std::unique_ptr<Sketch> sketch = with_memory_context("the " + spec.method + " sketch (" + sizes + ")",
+                                                       [&] { return make_sketch(comm, r.dim, spec); });
   const BlockPartition& sp = sketch->partition();
   const BlockPartition& dp = source->partition();
   if (sp.dim() != dp.dim() || sp.begin(comm.rank()) != dp.begin(comm.rank()) || sp.end(comm.rank()) != dp.end(comm.rank()))
     throw Error("internal error: the data source and the sketch partition the features differently");
-  CollectiveOwner<ExactCovariance> covariance(std::make_unique<ExactCovariance>(comm, sp));
+  CollectiveOwner<ExactCovariance> covariance(with_memory_context(
+      "the exact d × d covariance (d = " + std::to_string(r.dim) + ")", [&] { return std::make_unique<ExactCovariance>(comm, sp); }));
 
   Example example;
   double local_sketch_seconds = 0.0;

@@ -127,6 +127,10 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   if (dim_option < 0) throw InvalidArgument("option --dim: must be ≥ 0, got " + opts.text("dim"));
   const std::string path = opts.text("data"), test_path = opts.text("test");
   const std::string report = opts.text("report"), model_path = opts.text("model");
+  check_distinct_files(comm, {{"option --data", path, false},
+                              {"option --test", test_path, false},
+                              {"option --model", model_path, true},
+                              {"option --report", report, true}});
   // Fail on unwritable outputs now, not after the work (and on every rank, not just rank 0).
   check_writable(comm, report, "option --report", true);
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
@@ -154,7 +158,9 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   r.classes = spec.loss == "softmax" ? spec.classes : 1;
   std::unique_ptr<Learner> learner;
   try {
-    learner = make_learner(comm, r.dim, spec);
+    learner = with_memory_context(spec.algorithm + " (d = " + std::to_string(r.dim) + ", K = " + std::to_string(r.classes) +
+                                      ", ell = " + std::to_string(spec.ell) + ")",
+                                  [&] { return make_learner(comm, r.dim, spec); });
   } catch (const InvalidArgument& e) {
     throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
   }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
@@ -36,6 +37,16 @@ TEST(BlockPartition, MoreRanksThanFeaturesGivesEmptyBlocks) {
 TEST(BlockPartition, RejectsNonPositiveSizes) {
   EXPECT_THROW(BlockPartition(0, 2), InvalidArgument);
   EXPECT_THROW(BlockPartition(5, 0), InvalidArgument);
+}
+
+TEST(BlockPartition, LargestDimensionsDoNotOverflow) {
+  const index_t max = std::numeric_limits<index_t>::max();
+  const BlockPartition part(max, 3);
+  EXPECT_EQ(part.block_size(), max / 3 + 1);  // ceil(d/P), d not a multiple of 3
+  EXPECT_EQ(part.end(2), max);
+  EXPECT_EQ(part.size(0) + part.size(1) + part.size(2), max);
+  EXPECT_THROW(part.interleaved(2), InvalidArgument);  // d·K beyond int64
+  EXPECT_EQ(BlockPartition(index_t{1} << 40, 2).interleaved(1 << 20).dim(), index_t{1} << 60);
 }
 
 TEST(Communicator, AllreduceSumsOverRanks) {

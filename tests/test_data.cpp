@@ -340,6 +340,12 @@ TEST_F(DataFiles, BadInputIsAnInputErrorAtTheRightLineOnEveryRank) {
       {"1 1:-inf\n", 1, "not finite"},
       {"1 1:1\n1 1:1\n1 1:1e400\n", 3, "value '1e400' for feature 1 is not finite"},
       {"1 3\n", 1, "has no ':'"},
+      {"1 1:1\n1 99999999999999999999:1\n", 2, "feature index '99999999999999999999' is too large"},
+      {"1 4611686018427387905:1\n", 1, "is too large (the largest is 2^62"},
+      {"1 qid:3 1:1\n", 1, "qid: tokens"},
+      {"1 1:\x01\xff\n", 1, "invalid value '\\x01\\xff'"},
+      {"1 1:1\r-1 2:1\r", 1, "invalid value '1\\x0d-1'"},  // lone CR is not a line end
+      {"\xEF\xBB\xBF\xEF\xBB\xBF" "1 1:1\n", 1, "invalid label '\\xef\\xbb\\xbf1'"},  // one BOM is skipped
       {"1 3:\n", 1, "invalid value ''"},
       {"", 0, "no examples"},
       {"\n# only a comment\n  \n", 0, "no examples"},
@@ -378,6 +384,52 @@ TEST_F(DataFiles, MissingFileAndBadGzipAreInputErrors) {
   if (!corrupt.empty())
     for (std::size_t i = corrupt.size() / 2; i < corrupt.size() / 2 + 64; ++i) corrupt[i] = static_cast<char>(~corrupt[i]);
   expect_error(write("corrupt.gz", corrupt), "");  // a zlib data error or garbage text
+}
+
+TEST_F(DataFiles, LongBadTokensAreShortenedInTheMessage) {
+  const std::string path = write("long-token.svm", "1 1:" + std::string(5000, 'x') + "\n");
+  try {
+    LibsvmReader reader(comm, path);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'" + std::string(40, 'x') + "' (5000 bytes, the first 40 shown)"), std::string::npos)
+        << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 200u + path.size());
+  }
+}
+
+TEST_F(DataFiles, NulBytesAndDirectoriesAreInputErrors) {
+  using namespace std::string_literals;
+  for (const std::string& content : {"1 1:1\n-1 2:1\0junk"s, "1 1:1\0\n"s, "\0"s}) {
+    const std::string path = write("nul.svm", content);
+    try {
+      LibsvmReader reader(comm, path);
+      ADD_FAILURE() << "no error for a NUL byte at " << content.find('\0');
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("NUL byte"), std::string::npos) << e.what();
+      EXPECT_EQ(e.line(), std::count(content.begin(), content.begin() + static_cast<std::ptrdiff_t>(content.find('\0')), '\n') + 1);
+    }
+  }
+  try {
+    LibsvmReader reader(comm, dir);
+    ADD_FAILURE() << "no error for a directory";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("directory"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(DataFiles, SkipsAUtf8ByteOrderMarkAtTheStart) {
+  const std::string path = write("bom.svm", "\xEF\xBB\xBF-1 2:3\n1 1:1\n");
+  LibsvmReader reader(comm, path);
+  EXPECT_EQ(reader.info().rows, 2);
+  EXPECT_EQ(reader.info().label_min, -1.0);
+  EXPECT_EQ(reader.dim(), 2);
+  Example e;
+  ASSERT_TRUE(reader.next(e));
+  EXPECT_EQ(e.label, -1.0);
+  reader.rewind();  // skipped again after a rewind
+  ASSERT_TRUE(reader.next(e));
+  EXPECT_EQ(e.label, -1.0);
 }
 
 TEST(LibsvmReader, RejectsNegativeDimension) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,8 @@ TEST(DiagonalAdaGrad, RejectsBadOptionsAndLabels) {
   EXPECT_THROW(DiagonalAdaGrad(world(), 5, logistic, {.eta = 0.0}), InvalidArgument);
   EXPECT_THROW(DiagonalAdaGrad(world(), 5, logistic, {.delta = -1.0}), InvalidArgument);
   EXPECT_THROW(DiagonalAdaGrad(world(), 0, logistic), InvalidArgument);
+  // d·K beyond what memory can address (2^48 · 2^16 wraps to 0 in int64): the vector's own error.
+  EXPECT_THROW(DiagonalAdaGrad(world(), index_t{1} << 48, Loss("softmax", 1 << 16)), std::length_error);
   DiagonalAdaGrad learner(world(), 5, logistic);
   const std::vector<double> x(static_cast<std::size_t>(learner.local_dim()), 1.0);
   EXPECT_THROW(learner.step(LocalRow::dense(x), 0.0), InvalidArgument);  // binary labels are ±1

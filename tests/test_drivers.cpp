@@ -116,6 +116,7 @@ TEST(OptionParser, ErrorsNameTheOption) {
   EXPECT_NE(parse_error({"--count", "3"}).find("missing required option --name"), std::string::npos);
   EXPECT_NE(parse_error({"--name", "x", "--name", "y"}).find("--name given more than once"), std::string::npos);
   EXPECT_NE(parse_error({"--name", "x", "stray"}).find("'stray'"), std::string::npos);
+  EXPECT_NE(parse_error({"--name="}).find("option --name: expected a non-empty value"), std::string::npos);
   EXPECT_EQ(parse_error({"--name", "x", "--count", "+4"}), "");
 }
 

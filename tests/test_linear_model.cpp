@@ -158,6 +158,7 @@ TEST(LinearModel, CorruptFilesAreRejectedOnEveryRank) {
   world().barrier();
   for (const Bad& c : cases) expect_rejected(dir + "/" + c.name, c.needle);
   expect_rejected(dir + "/missing.bin", "cannot open");
+  expect_rejected(dir, "it is a directory");  // MPI-IO reads of a directory hung at 3 ranks
   // The good file still loads.
   EXPECT_EQ(LinearModel::load(world(), good).labels().kind(), LabelMap::Kind::one_two);
   // An unwritable destination fails on every rank, naming the file.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -161,6 +162,9 @@ TEST(LabelMap, AppliesOrNamesFileAndLine) {
   EXPECT_THROW(from_one.apply(2.5, "f", 3), InputError);
   EXPECT_THROW(LabelMap(LabelMap::Kind::plus_minus_one).apply(0, "f", 1), InputError);
   EXPECT_THROW(zero_one.apply(-1, "f", 1), InputError);
+  // Regression keeps labels as they are, but never a non-finite one (a dense binary file can hold it).
+  EXPECT_THROW(LabelMap(LabelMap::Kind::real).apply(std::numeric_limits<double>::infinity(), "f", 1), InputError);
+  EXPECT_THROW(LabelMap(LabelMap::Kind::real).apply(std::nan(""), "f", 1), InputError);
   EXPECT_THROW(LabelMap(LabelMap::Kind::classes_from_one, 1), InvalidArgument);
   EXPECT_TRUE(from_one.fits(Loss("softmax", 10)));
   EXPECT_FALSE(from_one.fits(Loss("softmax", 9)));

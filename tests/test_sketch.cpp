@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <stdexcept>
 
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/error.hpp"
@@ -224,6 +225,8 @@ TEST(Sketches, RejectBadArguments) {
   EXPECT_THROW(make(comm, 0, "fd", 3), InvalidArgument);
   EXPECT_THROW(make(comm, 3, "oja", 4), InvalidArgument);  // orthonormal rows need ℓ ≤ d
   EXPECT_THROW(make(comm, 10, "rfd", 3, -1.0), InvalidArgument);
+  // 4 buffer rows × 2^62 features wrap to 0 in int64: the vector's own error instead.
+  EXPECT_THROW(make(comm, index_t{1} << 62, "fast-fd", 2), std::length_error);
   auto s = make(comm, 4, "fd", 2);
   std::vector<double> bad(static_cast<std::size_t>(s->local_dim()), std::numeric_limits<double>::quiet_NaN());
   // Every rank sees the NaN in ‖a‖² after the reduction unless its slice is empty on all ranks.

@@ -51,6 +51,9 @@
 #       files have the documented size; and the numbers agree across rank counts (online mistakes
 #       exactly, the rest to 1e-9 relative). `predict` on the synthetic test spec reproduces the test
 #       accuracy of the training run.
+#   run_cli_tests.sh hostile ADASKETCH MPIEXEC DATA_DIR NP
+#       The hostile input corpus at NP ranks: tests/hostile/run_hostile.sh (cases in
+#       tests/hostile/manifest.txt).
 #
 # Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
 # and awk are used to read the JSON reports
@@ -414,8 +417,9 @@ case $mode in
   determinism) determinism "$1" ;;
   synthetic_errors) synthetic_errors "$1" ;;
   synthetic) synthetic "$@" ;;
+  hostile) bash "$(dirname "${BASH_SOURCE[0]}")/../hostile/run_hostile.sh" "$adasketch" "$mpiexec" "$1" || failures=$((failures + 1)) ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -1,6 +1,6 @@
 #include "adasketch/comm/partition.hpp"
 
-#include <algorithm>
+#include <limits>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -10,7 +10,7 @@ namespace adasketch {
 BlockPartition::BlockPartition(index_t dim, int parts) : dim_(dim), parts_(parts), block_(1) {
   ADASKETCH_REQUIRE(dim >= 1, "dim = " + std::to_string(dim));
   ADASKETCH_REQUIRE(parts >= 1, "parts = " + std::to_string(parts));
-  block_ = (dim + parts - 1) / parts;
+  block_ = dim / parts + (dim % parts != 0 ? 1 : 0);  // ceil(d/P) without overflow
 }
 
 BlockPartition::BlockPartition(index_t dim, int parts, index_t block_size)
@@ -22,11 +22,17 @@ BlockPartition::BlockPartition(index_t dim, int parts, index_t block_size)
 }
 
 BlockPartition BlockPartition::interleaved(index_t k) const {
-  ADASKETCH_REQUIRE(k >= 1, "k = " + std::to_string(k));
+  ADASKETCH_REQUIRE(k >= 1 && dim_ <= std::numeric_limits<index_t>::max() / k,
+                    "k = " + std::to_string(k) + ", d = " + std::to_string(dim_));
   return BlockPartition(dim_ * k, parts_, block_ * k);
 }
 
-index_t BlockPartition::begin(int part) const noexcept { return std::min(dim_, block_ * part); }
-index_t BlockPartition::end(int part) const noexcept { return std::min(dim_, block_ * (part + 1)); }
+namespace {
+// min(d, block·p) without overflow: block·p > d exactly when block > ⌊d/p⌋.
+index_t clamped_product(index_t block, index_t p, index_t dim) noexcept { return p > 0 && block > dim / p ? dim : block * p; }
+}  // namespace
+
+index_t BlockPartition::begin(int part) const noexcept { return clamped_product(block_, part, dim_); }
+index_t BlockPartition::end(int part) const noexcept { return clamped_product(block_, index_t{part} + 1, dim_); }
 
 }  // namespace adasketch

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "adasketch/error.hpp"
+#include "file_kind.hpp"
 
 namespace adasketch {
 
@@ -58,6 +59,9 @@ std::uint64_t read_header(const Communicator& comm, MPI_File file, const std::st
 DenseBinaryReader::DenseBinaryReader(const Communicator& comm, const std::string& path, index_t rows_per_read)
     : comm_(comm), path_(path), partition_(1, 1), rows_per_read_(rows_per_read) {
   ADASKETCH_REQUIRE(rows_per_read >= 1, "rows_per_read = " + std::to_string(rows_per_read));
+  const std::string why = detail::not_a_regular_file(path);
+  if (comm_.allreduce_max(static_cast<index_t>(why.empty() ? 0 : 1)) != 0)
+    throw InputError(path, 0, "cannot read: " + (why.empty() ? std::string("not a regular file on another rank") : why));
   const int rc = MPI_File_open(comm_.get(), path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file_);
   int failed = rc != MPI_SUCCESS ? 1 : 0;
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm_.get()), "MPI_Allreduce(max)");

@@ -21,7 +21,23 @@ std::string concat(const Parts&... parts) {
   return out;
 }
 
-std::string quoted(std::string_view token) { return concat("'", token, "'"); }
+// A token for a message: bytes outside printable ASCII as \xNN, at most kShown of them.
+std::string quoted(std::string_view token) {
+  constexpr std::size_t kShown = 40;
+  std::string out = "'";
+  for (std::size_t i = 0; i < token.size() && i < kShown; ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out.append({'\\', 'x', kHex[c >> 4], kHex[c & 15]});
+    }
+  }
+  out += "'";
+  if (token.size() > kShown) out.append(" (").append(std::to_string(token.size())).append(" bytes, the first 40 shown)");
+  return out;
+}
 
 // The whole token must be a finite double (an optional leading '+' is allowed, as in "+1").
 Number parse_finite(std::string_view token, double& value) {
@@ -72,8 +88,14 @@ LineKind parse_libsvm_line(std::string_view text, const LibsvmLineFilter& filter
     index_t index = 0;
     const char* index_end = index_text.data() + index_text.size();
     const auto [ptr, ec] = std::from_chars(index_text.data(), index_end, index);
-    if (ec != std::errc() || ptr != index_end)
+    if (index_text == "qid") return fail("qid: tokens (SVMlight ranking data) are not supported");
+    if (ec == std::errc::result_out_of_range && ptr == index_end && index_text[0] != '-')
+      index = kMaxFeatureIndex + 1;  // all digits, beyond int64: too large, reported below
+    else if (ec != std::errc() || ptr != index_end)
       return fail(concat("invalid feature index ", quoted(index_text), " (expected a positive integer)"));
+    if (index > kMaxFeatureIndex)
+      return fail(concat("feature index ", quoted(index_text), " is too large (the largest is 2^62 = ",
+                         std::to_string(kMaxFeatureIndex), ")"));
     if (index < 1) return fail(concat("feature index ", std::to_string(index), " is not >= 1 (indices are 1-based)"));
     if (index == line.last_index) return fail(concat("duplicate feature index ", std::to_string(index)));
     if (index < line.last_index)

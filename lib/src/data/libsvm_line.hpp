@@ -9,6 +9,9 @@
 
 namespace adasketch::detail {
 
+/// The largest feature index accepted (2^62): d and d + P stay far from int64 overflow.
+inline constexpr index_t kMaxFeatureIndex = index_t{1} << 62;
+
 enum class LineKind { example, blank, malformed };
 
 /// Which features to store and how much to check.

@@ -8,16 +8,21 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "adasketch/error.hpp"
+#include "file_kind.hpp"
 #include "libsvm_line.hpp"
 
 namespace adasketch {
 
 namespace {
+
+// A UTF-8 byte order mark, as some editors write at the start of a text file: skipped.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 // A read or parse failure at a 1-based line (0: none); becomes an InputError, on rank 0's scan only
 // after it has been broadcast so that every rank throws the same message.
@@ -41,8 +46,7 @@ namespace detail {
 class LibsvmLines {
  public:
   LibsvmLines(const std::string& path, const LibsvmLineFilter& filter)
-      : path_(path), file_(gzopen(path.c_str(), "rb")), filter_(filter), buffer_(1 << 16) {
-    if (file_ == nullptr) throw ReadFailure{0, std::string("cannot open: ") + std::strerror(errno)};
+      : path_(path), file_(open(path)), filter_(filter), buffer_(1 << 16) {
     gzbuffer(file_, 1 << 18);
   }
   ~LibsvmLines() {
@@ -55,19 +59,22 @@ class LibsvmLines {
   bool next_line(std::string_view& text) {
     std::size_t length = 0;
     for (;;) {
-      if (buffer_.size() - length < 2) buffer_.resize(buffer_.size() * 2);
+      if (buffer_.size() - length < 2) grow();
       const int room = static_cast<int>(std::min<std::size_t>(buffer_.size() - length, INT_MAX));
       char* chunk = buffer_.data() + length;
+      const z_off_t before = gztell(file_);
       if (gzgets(file_, chunk, room) == nullptr) {
         check_stream();
         if (length == 0) return false;
         break;
       }
       const std::size_t got = std::strlen(chunk);
+      // gzgets copies NUL bytes too; strlen stops at the first one.
+      if (static_cast<z_off_t>(got) != gztell(file_) - before)
+        throw ReadFailure{line_ + 1, "NUL byte in the line (a binary file?)"};
       length += got;
       if (length > 0 && buffer_[length - 1] == '\n') break;
-      if (got + 1 < static_cast<std::size_t>(room)) {  // stopped short of the room without a newline
-        if (gzeof(file_) == 0) throw ReadFailure{line_ + 1, "NUL byte in the line"};
+      if (got + 1 < static_cast<std::size_t>(room)) {  // the data ends without a newline
         check_stream();
         break;
       }
@@ -75,7 +82,9 @@ class LibsvmLines {
     ++line_;
     if (length > 0 && buffer_[length - 1] == '\n') --length;
     if (length > 0 && buffer_[length - 1] == '\r') --length;
-    text = std::string_view(buffer_.data(), length);
+    std::size_t start = 0;
+    if (line_ == 1 && std::string_view(buffer_.data(), length).starts_with(kUtf8Bom)) start = kUtf8Bom.size();
+    text = std::string_view(buffer_.data() + start, length - start);
     return true;
   }
 
@@ -118,9 +127,24 @@ class LibsvmLines {
   }
 
   index_t line() const noexcept { return line_; }
+  static gzFile open(const std::string& path) {
+    if (const std::string why = not_a_regular_file(path); !why.empty()) throw ReadFailure{0, "cannot read: " + why};
+    gzFile file = gzopen(path.c_str(), "rb");
+    if (file == nullptr) throw ReadFailure{0, std::string("cannot open: ") + std::strerror(errno)};
+    return file;
+  }
   const LibsvmLine& parsed() const noexcept { return parsed_; }
 
  private:
+  // Doubles the line buffer; a line too long for the memory is an error naming it.
+  void grow() {
+    try {
+      buffer_.resize(buffer_.size() * 2);
+    } catch (const std::bad_alloc&) {
+      throw ReadFailure{line_ + 1, "not enough memory for a line longer than " + std::to_string(buffer_.size()) + " bytes"};
+    }
+  }
+
   // At the end of the data: a truncated or corrupt gzip stream is an error, not a short file.
   void check_stream() {
     int code = Z_OK;
@@ -129,6 +153,7 @@ class LibsvmLines {
     std::string reason = code == Z_ERRNO ? std::strerror(errno) : message;
     if (reason.starts_with(path_ + ": ")) reason.erase(0, path_.size() + 2);  // zlib prefixes the path
     if (code == Z_BUF_ERROR) throw ReadFailure{line_ + 1, "compressed data ends early (truncated file): " + reason};
+    if (code == Z_DATA_ERROR) throw ReadFailure{line_ + 1, "corrupt compressed data: " + reason};
     throw ReadFailure{line_ + 1, "cannot read: " + reason};
   }
 

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 
+#include "../data/file_kind.hpp"
 #include "adasketch/error.hpp"
 
 namespace adasketch::detail {
@@ -77,6 +78,11 @@ std::string get_name(std::span<const unsigned char> bytes, std::size_t at, std::
 
 CollectiveFile::CollectiveFile(const Communicator& comm, std::string path, int mode, bool reading, std::string what)
     : comm_(comm), path_(std::move(path)), what_(std::move(what)), reading_(reading) {
+  if (reading_) {  // before MPI_File_open: a pipe blocks it, a directory fails only in the reads
+    const std::string why = not_a_regular_file(path_);
+    if (agreed(why.empty() ? MPI_SUCCESS : MPI_ERR_FILE) != MPI_SUCCESS)
+      throw InputError(path_, 0, "cannot read: " + (why.empty() ? std::string("not a regular file on another rank") : why));
+  }
   const int rc = MPI_File_open(comm_.get(), path_.c_str(), mode, MPI_INFO_NULL, &file_);
   if (agreed(rc) != MPI_SUCCESS) {
     if (rc == MPI_SUCCESS) MPI_File_close(&file_);

@@ -65,6 +65,7 @@ bool LabelMap::fits(const Loss& loss) const noexcept {
 }
 
 double LabelMap::apply(double raw, const std::string& file, index_t position) const {
+  if (!std::isfinite(raw)) throw InputError(file, position, "label " + label_text(raw) + " is not finite");
   const double K = classes_;
   switch (kind_) {
     case Kind::real: return raw;

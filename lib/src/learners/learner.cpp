@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -9,8 +11,18 @@
 
 namespace adasketch {
 
+namespace {
+constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);  // std::vector<double>'s limit
+}  // namespace
+
 Learner::Learner(const Communicator& comm, index_t dim, const Loss& loss)
-    : comm_(comm), partition_(dim, comm.size()), loss_(loss) {}
+    : comm_(comm), partition_(dim, comm.size()), loss_(loss) {
+  // Learners store d_p × K weights (and a few such arrays): d·K must not overflow. Beyond
+  // std::vector's limit, throw what the vector itself would throw for the exact size.
+  if (dim > kMaxEntries / loss.outputs())
+    throw std::length_error("d × K = " + std::to_string(dim) + " × " + std::to_string(loss.outputs()) +
+                            " weights: more than memory can address");
+}
 
 StepResult Learner::step(const LocalRow& x, double label) {
   if (!std::isfinite(label)) throw InvalidArgument(name() + ": label is not finite");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -17,6 +19,12 @@ Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_
   ADASKETCH_REQUIRE(ell >= 1, "ell = " + std::to_string(ell));
   ADASKETCH_REQUIRE(rows >= ell, "rows = " + std::to_string(rows));
   local_dim_ = partition_.size(comm.rank());
+  // The local buffer holds d_p × R doubles and the Gram R × R: the products must not overflow.
+  // Beyond std::vector's limit, throw what the vector itself would throw for the exact size.
+  constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);
+  if (rows > kMaxEntries / rows || local_dim_ > kMaxEntries / rows)
+    throw std::length_error("sketch of " + std::to_string(rows) + " rows × " + std::to_string(local_dim_) +
+                            " local features: more than memory can address");
   stored_.assign(static_cast<std::size_t>(local_dim_ * rows_), 0.0);
   gram_.assign(static_cast<std::size_t>(rows_ * rows_), 0.0);
   row_scale_.assign(static_cast<std::size_t>(rows_), 1.0);

@@ -4,9 +4,10 @@
 // Line grammar: `label idx:val idx:val ... [# comment]`, indices 1-based and strictly ascending,
 // label and values finite; blanks are spaces or tabs. Labels: ±1, 0/1, or class numbers 1..K (the raw
 // value is returned; learners map it). A line with no features is an example with x = 0. Blank and
-// comment-only lines are skipped (they still count for line numbers); "\r\n" line ends and a last
-// line without "\n" are accepted. Example::position is the 1-based line number. A truncated or
-// corrupt gzip stream is an InputError, never a short read.
+// comment-only lines are skipped (they still count for line numbers); "\r\n" line ends, a last
+// line without "\n" and a UTF-8 byte order mark at the start are accepted; indices above 2^62 and
+// NUL bytes are errors. Example::position is the 1-based line number. A truncated or corrupt gzip
+// stream is an InputError, never a short read.
 // Distribution: rank 0 first scans and validates the whole file (so a bad file fails on every rank
 // together, with the same message), then every rank streams the file and keeps only its own
 // features: memory is O(d/P + one example) per rank. next() itself does not communicate; it throws

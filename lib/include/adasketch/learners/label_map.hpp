@@ -48,7 +48,7 @@ class LabelMap {
   int classes() const noexcept { return classes_; }
   /// Whether the map produces the labels `loss` takes (and, for softmax, K = loss.outputs()).
   bool fits(const Loss& loss) const noexcept;
-  /// The mapped label; InputError(file, position) when the map does not cover `raw`.
+  /// The mapped label; InputError(file, position) when the map does not cover `raw` (never NaN or ±inf).
   double apply(double raw, const std::string& file, index_t position) const;
   /// E.g. "{0,1} -> {-1,+1}", "1..10 -> 0..9" (ASCII, for terminals and JSON alike).
   std::string describe() const;
