@@ -11,14 +11,13 @@
 //   allreduce  the one MPI_Allreduce of R + 1 numbers,
 //   insert     Sketch::insert(a, Ya, ‖a‖²): writing the row, and for some steps a shrink (FD family)
 //              or a Gram refresh / re-orthonormalization (rp, oja), which do their own Allreduce.
-// MPI time is measured by a PMPI wrapper of MPI_Allreduce (below), which also sees the Allreduce
-// inside shrinks. Steps whose insert() called MPI are counted as "collective" (shrinks for FD).
+// MPI time is measured by a PMPI wrapper of MPI_Allreduce (bench_support.hpp), which also sees the
+// Allreduce inside shrinks. Steps whose insert() called MPI are counted as "collective" (shrinks for FD).
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,32 +25,11 @@
 #include "adasketch/error.hpp"
 #include "adasketch/random/philox.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
+#include "bench_support.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "json_writer.hpp"
-
-namespace {
-
-// Accumulated only while `active` (the timed insertion loop).
-struct MpiClock {
-  bool active = false;
-  double seconds = 0.0;
-  long long calls = 0;
-} g_mpi_clock;
-
-}  // namespace
-
-// PMPI profiling wrapper: this definition takes the place of the MPI library's for the whole
-// executable (including calls made inside libadasketch).
-extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
-  if (!g_mpi_clock.active) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  const double t0 = PMPI_Wtime();
-  const int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  g_mpi_clock.seconds += PMPI_Wtime() - t0;
-  ++g_mpi_clock.calls;
-  return rc;
-}
+#include "report_file.hpp"
 
 namespace adasketch::driver {
 namespace {
@@ -74,24 +52,6 @@ OptionParser make_parser() {
   return p;
 }
 
-// Sum of squares with independent accumulators, so the loop runs at memory speed instead of add
-// latency. Summed over ranks it is ‖B‖_F² = trace(BᵀB), which (unlike B itself, whose rows are
-// defined up to sign) must agree across rank counts to round-off: a check that every rank count
-// sketched the same rows.
-double stream_sum_squares(const double* x, std::size_t n) {
-  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (std::size_t k = 0; k < 8; ++k) s[k] += x[i + k] * x[i + k];
-  for (; i < n; ++i) s[0] += x[i] * x[i];
-  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-}
-
-void fill_row(const Philox& rng, std::uint64_t row, index_t begin, std::span<double> out) {
-  for (std::size_t j = 0; j < out.size(); ++j)
-    out[j] = rng.normal(row, static_cast<std::uint64_t>(begin) + j);
-}
-
 int run_bench(const Communicator& comm, std::span<const std::string> args) {
   OptionParser opts = make_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
@@ -103,6 +63,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   if (opts.integer("ell") <= 0)
     throw InvalidArgument("option --ell: must be a positive integer, got " + opts.text("ell"));
   const std::string report = opts.text("report");
+  check_writable(comm, report, "option --report", true);
   SketchSpec spec;
   spec.method = opts.text("method");
   spec.ell = opts.integer("ell");
@@ -117,23 +78,24 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   const index_t stored_rows = pool > 0 ? std::min(pool, rows) : 1;
   std::vector<double> rows_data(static_cast<std::size_t>(stored_rows * dp));
   for (index_t p = 0; p < stored_rows; ++p)
-    fill_row(rng, static_cast<std::uint64_t>(p), begin,
-             std::span<double>(rows_data).subspan(static_cast<std::size_t>(p * dp), static_cast<std::size_t>(dp)));
+    fill_normal_row(rng, static_cast<std::uint64_t>(p), begin, 1.0,
+                    std::span<double>(rows_data).subspan(static_cast<std::size_t>(p * dp), static_cast<std::size_t>(dp)));
 
   std::vector<double> reduce(static_cast<std::size_t>(R + 1));
   double t_product = 0, t_allreduce = 0, t_local_insert = 0, t_collective_insert = 0, mpi_in_collective = 0;
   long long collective_steps = 0;
   comm.barrier();
-  g_mpi_clock = MpiClock{};
-  g_mpi_clock.active = true;
+  MpiClock& clock = mpi_clock();
+  clock = MpiClock{};
+  clock.active = true;
   for (index_t t = 0; t < rows; ++t) {
     const index_t slot = pool > 0 ? t % stored_rows : 0;
     auto values = std::span<const double>(rows_data).subspan(static_cast<std::size_t>(slot * dp),
                                                              static_cast<std::size_t>(dp));
     if (pool == 0) {
-      g_mpi_clock.active = false;
-      fill_row(rng, static_cast<std::uint64_t>(t), begin, rows_data);
-      g_mpi_clock.active = true;
+      clock.active = false;
+      fill_normal_row(rng, static_cast<std::uint64_t>(t), begin, 1.0, rows_data);
+      clock.active = true;
     }
     const LocalRow row = LocalRow::dense(values);
     const double a = MPI_Wtime();
@@ -143,38 +105,33 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     const double b = MPI_Wtime();
     comm.allreduce_sum(reduce);
     const double c = MPI_Wtime();
-    const long long calls_before = g_mpi_clock.calls;
-    const double mpi_before = g_mpi_clock.seconds;
+    const long long calls_before = clock.calls;
+    const double mpi_before = clock.seconds;
     sketch->insert(row, std::span<const double>(reduce).first(static_cast<std::size_t>(R)),
                    reduce[static_cast<std::size_t>(R)]);
     const double e = MPI_Wtime();
     t_product += b - a;
     t_allreduce += c - b;
-    if (g_mpi_clock.calls > calls_before) {
+    if (clock.calls > calls_before) {
       ++collective_steps;
       t_collective_insert += e - c;
-      mpi_in_collective += g_mpi_clock.seconds - mpi_before;
+      mpi_in_collective += clock.seconds - mpi_before;
     } else {
       t_local_insert += e - c;
     }
   }
-  g_mpi_clock.active = false;
-  const bool mpi_measured = g_mpi_clock.calls >= rows;  // false if the PMPI wrapper was not linked in
+  clock.active = false;
+  const bool mpi_measured = clock.calls >= rows;  // false if the PMPI wrapper was not linked in
   const double t_total = t_product + t_allreduce + t_local_insert + t_collective_insert;
 
   // One streaming read of a buffer of the sketch's size (a copy of the local block), best of N,
   // all ranks reading at the same time as they do during the insertions.
   std::vector<double> block(static_cast<std::size_t>(R * dp));
   sketch->copy_local_block(block);
-  double best_read = std::numeric_limits<double>::infinity(), checksum = 0.0;
-  for (int trial = 0; trial < reads; ++trial) {
-    comm.barrier();
-    const double t0 = MPI_Wtime();
-    checksum = stream_sum_squares(block.data(), block.size());
-    const double local = MPI_Wtime() - t0;
-    best_read = std::min(best_read, comm.allreduce_max(local));
-  }
-  checksum = comm.allreduce_sum(checksum);  // ‖B‖_F²
+  const StreamRead read = time_stream_read(comm, block, reads);
+  // The checksum ‖B‖_F² = trace(BᵀB) (unlike B itself, whose rows are defined up to sign) must agree
+  // across rank counts to round-off: a check that every rank count sketched the same rows.
+  const double best_read = read.seconds, checksum = read.sum_squares;
 
   // Per-row time: the slowest rank (ranks wait for each other in the Allreduce anyway); the split
   // into parts: the mean over ranks.
@@ -183,7 +140,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   const auto mean = [&](double v) { return comm.allreduce_sum(v) / P / n; };
   const double product = mean(t_product), allreduce = mean(t_allreduce), local_insert = mean(t_local_insert),
                collective_insert = mean(t_collective_insert), collective_mpi = mean(mpi_in_collective);
-  const double mpi_total = mpi_measured ? mean(g_mpi_clock.seconds) : std::nan("");
+  const double mpi_total = mpi_measured ? mean(clock.seconds) : std::nan("");
   const double steps = static_cast<double>(comm.allreduce_max(static_cast<index_t>(collective_steps)));
   const double buffer_bytes = static_cast<double>(R) * static_cast<double>(max_dp) * 8.0;
   const double read_bw = buffer_bytes / best_read / 1e9;          // GB/s per rank
@@ -267,13 +224,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
       j.end_object();
       text = j.str();
     }
-    collective_section(comm, [&] {
-      if (comm.rank() != 0) return;
-      std::FILE* f = std::fopen(report.c_str(), "w");
-      if (f == nullptr) throw InvalidArgument("option --report: cannot open '" + report + "' for writing");
-      const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-      if (std::fclose(f) != 0 || !ok) throw Error("option --report: error writing '" + report + "'");
-    });
+    write_text_file(comm, report, text, "option --report");
   }
   return 0;
 }

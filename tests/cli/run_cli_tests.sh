@@ -54,6 +54,11 @@
 #   run_cli_tests.sh hostile ADASKETCH MPIEXEC DATA_DIR NP
 #       The hostile input corpus at NP ranks: tests/hostile/run_hostile.sh (cases in
 #       tests/hostile/manifest.txt).
+#   run_cli_tests.sh bench_learners BENCH MPIEXEC DATA_DIR NP...
+#       adasketch-bench-learners (BENCH) on 20 synthetic rows of d = 2000 and 100 a9a examples at every
+#       NP: the report's fields, each learner's buffer size (R × ceil(d/NP) doubles, R = ℓ or 2ℓ) and
+#       Allreduce calls per example (one, plus one per FD shrink), the mean loss the same at every NP
+#       to 1e-9; bad options (one error line each). Timings are never compared.
 #
 # Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
 # and awk are used to read the JSON reports
@@ -87,7 +92,8 @@ run() {
   rc=$?
 }
 
-# expect_error NP CODE SUBSTRING ARGS...: one stderr line, "adasketch: error: ...SUBSTRING...", exit CODE.
+# expect_error NP CODE SUBSTRING ARGS...: one stderr line, "PROGRAM: error: ...SUBSTRING...", exit CODE
+# (PROGRAM: the executable's name, `adasketch` except for the benchmark's mode).
 expect_error() {
   local np=$1 code=$2 needle=$3
   shift 3
@@ -105,8 +111,8 @@ expect_error() {
   elif [ "$lines" != 1 ]; then
     fail "$what: $lines lines on stderr, expected 1:"
     sed 's/^/    | /' "$o.stderr"
-  elif [[ "$first" != "adasketch: error: "* ]]; then
-    fail "$what: stderr does not start with 'adasketch: error: ': $first"
+  elif [[ "$first" != "$(basename "$adasketch"): error: "* ]]; then
+    fail "$what: stderr does not start with '$(basename "$adasketch"): error: ': $first"
   elif [[ "$first" != *"$needle"* ]]; then
     fail "$what: stderr does not mention '$needle': $first"
   else
@@ -406,6 +412,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/checkpoint_tests.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/reliability_tests.sh"
 # The synthetic_errors and synthetic modes (data specs, adasketch generate).
 source "$(dirname "${BASH_SOURCE[0]}")/synthetic_tests.sh"
+# The bench_learners mode (adasketch-bench-learners).
+source "$(dirname "${BASH_SOURCE[0]}")/bench_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -418,8 +426,9 @@ case $mode in
   synthetic_errors) synthetic_errors "$1" ;;
   synthetic) synthetic "$@" ;;
   hostile) bash "$(dirname "${BASH_SOURCE[0]}")/../hostile/run_hostile.sh" "$adasketch" "$mpiexec" "$1" || failures=$((failures + 1)) ;;
+  bench_learners) bench_learners "$@" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile} ADASKETCH MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners} PROGRAM MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,60 @@
+#pragma once
+// The examples adasketch-bench-learners steps its learners on, all in memory before any timing:
+// synthetic dense rows, or the rows of a data file.
+//
+// Synthetic: x_t = z_t/√d with z_t[j] = Philox(seed).normal(t, j) (so ‖x_t‖ ≈ 1 and the losses
+// neither saturate nor vanish at any d), labelled y_t = sign(βᵀz_t) (+1 at 0), β_j =
+// Philox(seed).normal(2⁶⁴ − 1, j) (a stream no row uses): a fixed random linear classifier, so every
+// loss is defined (±1 labels; regression losses fit them as numbers). The same for every rank count.
+// A pool of rows is generated once and cycled (example t is pool row t mod pool), or with no pool
+// each example is generated just before its step.
+// File: LIBSVM text or dense binary (open_data), every example read into memory (sparse rows stay
+// sparse, each rank keeping its own features) and cycled.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/data/example.hpp"
+#include "adasketch/random/philox.hpp"
+#include "data_input.hpp"
+
+namespace adasketch::driver {
+
+class BenchExamples {
+ public:
+  /// Collective. `pool` synthetic rows of dimension `dim` (pool = 0: generated one at a time by at()).
+  static BenchExamples synthetic(const Communicator& comm, index_t dim, std::uint64_t seed, index_t pool);
+  /// Collective. Every example of `path`; `dim` as for open_data (0: from the file).
+  static BenchExamples from_file(const Communicator& comm, const std::string& path, index_t dim);
+
+  index_t dim() const noexcept { return dim_; }
+  /// "synthetic", or the file's format ("libsvm", "dense-binary").
+  const std::string& format() const noexcept { return format_; }
+  /// The name used in label errors: the file, or "synthetic rows".
+  const std::string& name() const noexcept { return name_; }
+  /// Rows held in memory (the pool or the file's examples); 0 when generated one at a time.
+  index_t stored() const noexcept { return fresh_ ? 0 : static_cast<index_t>(rows_.size()); }
+  /// The smallest and largest label (of the file, or ±1), for LabelMap::infer.
+  const LabelRange& labels() const noexcept { return labels_; }
+
+  /// Example t (t ≥ 0): stored row t mod stored(). Collective (one Allreduce, for the label) when
+  /// rows are generated one at a time: call it outside timed regions.
+  const Example& at(index_t t);
+
+ private:
+  BenchExamples(const Communicator& comm, index_t dim) : comm_(comm), dim_(dim), rng_(0) {}
+  /// Fills rows_[slot] with synthetic row t.
+  void generate(index_t t, std::size_t slot);
+
+  Communicator comm_;
+  index_t dim_;
+  std::string format_, name_;
+  LabelRange labels_;
+  Philox rng_;
+  bool fresh_ = false;
+  std::vector<double> beta_;  ///< β on this rank's features (synthetic rows)
+  std::vector<Example> rows_;
+};
+
+}  // namespace adasketch::driver

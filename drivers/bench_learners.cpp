@@ -1,0 +1,287 @@
+// adasketch-bench-learners: seconds per example of online learners (by default ADA-FD, FD-SON,
+// RFD-SON and their fast variants), next to the time of one streaming read of the rank's sketch
+// buffer measured in the same run (DESIGN.md §3–4: with lazy weights a dense step reads the sketch
+// once and does one small Allreduce, so a step should cost about one such read).
+//
+// Examples (bench_examples.hpp): synthetic dense rows with labels from a fixed random linear
+// classifier, a fresh row per example by default (a learner cannot fit a stream of new rows in
+// d = 10⁶ dimensions, so its gradients stay of the same size and every one is inserted into the
+// sketch, as on a real stream); or a data file (--data, e.g. a9a), read into memory before timing.
+// Every learner starts fresh and takes the same examples: --warmup untimed steps (the sketch fills
+// and shrinks at least once), then --examples timed steps, each timed on its own.
+//
+// Reported per learner:
+//   s/example   the slowest rank's time in Learner::step, per timed example;
+//   read        one streaming read of a buffer of exactly the learner's sketch storage on the rank
+//               (Sketch::rows() × local_dim() doubles: R = ℓ, or 2ℓ for the fast variants; for a
+//               learner without a sketch, ADA-DIAG, its d_p × K weights), best of --reads, all ranks
+//               reading at once (bench_support.hpp);
+//   ratio       s/example / read;
+//   MPI         the ranks' mean time in MPI_Allreduce during the timed steps (a PMPI wrapper, which
+//               also sees the Allreduce inside FD shrinks) over s/example, and Allreduce calls per example.
+#include <mpi.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adasketch/error.hpp"
+#include "adasketch/learners/label_map.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/learners/sketched_adagrad.hpp"
+#include "adasketch/learners/sketched_newton.hpp"
+#include "bench_examples.hpp"
+#include "bench_support.hpp"
+#include "cli_options.hpp"
+#include "collective_errors.hpp"
+#include "json_writer.hpp"
+#include "report_file.hpp"
+
+namespace adasketch::driver {
+namespace {
+
+constexpr const char* kBenchProgram = "adasketch-bench-learners";
+constexpr index_t kSyntheticExamples = 200;
+
+OptionParser make_parser() {
+  OptionParser p(kBenchProgram, "[options]",
+                 "Steps online learners on dense synthetic rows (or on --data FILE) and reports the seconds per\n"
+                 "example next to the time of one streaming read of the rank's sketch buffer, from the same run.");
+  p.optional("algo", OptionType::String, "LIST", "ada-fd,fast-ada-fd,fd-son,fast-fd-son,rfd-son,fast-rfd-son",
+             "comma-separated learners, any name of `adasketch train --algo`");
+  p.optional("data", "FILE", "LIBSVM (plain or gzip) or dense binary examples instead of synthetic rows");
+  p.optional("dim", OptionType::Integer, "D", "1000000",
+             "d of the synthetic rows; with --data, d for the file (absent: from the file)");
+  p.optional("ell", OptionType::Integer, "N", "20", "sketch size ℓ");
+  p.optional("loss", "L", "loss of every learner (default: squared for *-son, logistic for the others)");
+  p.optional("examples", OptionType::Integer, "N", "0",
+             "timed steps per learner; 0: 200 synthetic rows, or one pass over --data");
+  p.optional("warmup", OptionType::Integer, "N", "50", "untimed steps before them (≥ 2ℓ + 1 to reach steady state)");
+  p.optional("pool", OptionType::Integer, "N", "0",
+             "synthetic rows generated before timing and cycled (> ℓ; a learner that fits them gets smaller "
+             "gradients, and SON skips zero ones); 0: a fresh row per example, generated outside the timed steps");
+  p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp, oja)");
+  p.optional("reads", OptionType::Integer, "N", "10", "timed streaming reads of the buffer (the best is kept)");
+  p.optional("report", "FILE", "write a JSON report (rank 0)");
+  return p;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (out.back().empty()) throw InvalidArgument("option --algo: empty name in '" + text + "'");
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+index_t positive(const OptionParser& opts, const std::string& name, index_t min) {
+  const index_t v = opts.integer(name);
+  if (v < min)
+    throw InvalidArgument("option --" + name + ": must be ≥ " + std::to_string(min) + ", got " + opts.text(name));
+  return v;
+}
+
+struct Measurement {
+  std::string algorithm, loss, buffer;  ///< buffer: "sketch" or "weights"
+  index_t buffer_rows = 0;              ///< R (sketch) or K (weights)
+  double buffer_bytes = 0.0;            ///< the largest rank's
+  double seconds_per_example = 0.0, read_seconds = 0.0, mpi_seconds_per_example = 0.0;
+  double allreduce_calls_per_example = 0.0, mean_loss = 0.0, buffer_sum_squares = 0.0;
+};
+
+const Sketch* sketch_of(const Learner& learner) {
+  if (const auto* a = dynamic_cast<const SketchedAdaGrad*>(&learner)) return &a->sketch();
+  if (const auto* n = dynamic_cast<const SketchedNewton*>(&learner)) return &n->sketch();
+  return nullptr;
+}
+
+Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, BenchExamples& examples, index_t warmup,
+                        index_t timed, int reads) {
+  std::unique_ptr<Learner> learner = make_learner(comm, examples.dim(), spec);
+  const LabelMap labels = LabelMap::infer(learner->loss(), examples.labels().min, examples.labels().max);
+  MpiClock& clock = mpi_clock();
+  double seconds = 0.0, loss = 0.0;
+  for (index_t t = 0; t < warmup + timed; ++t) {
+    const Example& x = examples.at(t);
+    const double y = labels.apply(x.label, examples.name(), x.position);
+    if (t == warmup) {
+      comm.barrier();
+      clock = MpiClock{};
+    }
+    clock.active = t >= warmup;
+    const double start = MPI_Wtime();
+    const StepResult r = learner->step(x.row(), y);
+    const double elapsed = MPI_Wtime() - start;
+    if (clock.active) {
+      seconds += elapsed;
+      loss += r.loss;
+    }
+    clock.active = false;
+  }
+
+  Measurement m;
+  m.algorithm = learner->name();
+  m.loss = learner->loss().name();
+  std::vector<double> buffer;
+  if (const Sketch* sketch = sketch_of(*learner)) {
+    m.buffer = "sketch";
+    m.buffer_rows = sketch->rows();
+    buffer.resize(static_cast<std::size_t>(sketch->rows() * sketch->local_dim()));
+    sketch->copy_local_block(buffer);
+  } else {
+    m.buffer = "weights";
+    m.buffer_rows = learner->outputs();
+    buffer.resize(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
+    learner->weights(buffer);
+  }
+  const StreamRead read = time_stream_read(comm, buffer, reads);
+  const double n = static_cast<double>(timed);
+  m.buffer_bytes = 8.0 * static_cast<double>(comm.allreduce_max(static_cast<index_t>(buffer.size())));
+  m.read_seconds = read.seconds;
+  m.buffer_sum_squares = read.sum_squares;
+  m.seconds_per_example = comm.allreduce_max(seconds) / n;
+  m.mpi_seconds_per_example = comm.allreduce_sum(clock.seconds) / comm.size() / n;
+  m.allreduce_calls_per_example = static_cast<double>(clock.calls) / n;
+  m.mean_loss = loss / n;
+  return m;
+}
+
+void print_row(const Measurement& m) {
+  std::printf("  %-15s %-9s %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n", m.algorithm.c_str(), m.loss.c_str(),
+              m.seconds_per_example, m.buffer_bytes / 1e6, m.read_seconds, m.seconds_per_example / m.read_seconds,
+              100.0 * m.mpi_seconds_per_example / m.seconds_per_example, m.allreduce_calls_per_example, m.mean_loss);
+  std::fflush(stdout);
+}
+
+void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
+  j.begin_object();
+  j.member("algorithm", m.algorithm);
+  j.member("loss", m.loss);
+  j.member("examples", timed);
+  j.member("seconds_per_example", m.seconds_per_example);
+  j.member("buffer", m.buffer);
+  j.member("buffer_rows", m.buffer_rows);
+  j.member("buffer_bytes", m.buffer_bytes);
+  j.member("read_seconds", m.read_seconds);
+  j.member("ratio_example_to_read", m.seconds_per_example / m.read_seconds);
+  j.member("mpi_seconds_per_example", m.mpi_seconds_per_example);
+  j.member("mpi_share", m.mpi_seconds_per_example / m.seconds_per_example);
+  j.member("allreduce_calls_per_example", m.allreduce_calls_per_example);
+  j.member("mean_loss", m.mean_loss);
+  j.member("buffer_sum_squares", m.buffer_sum_squares);
+  j.end_object();
+}
+
+int run_bench(const Communicator& comm, std::span<const std::string> args) {
+  OptionParser opts = make_parser();
+  if (!parse_command_line(opts, comm, args)) return 0;
+  const std::vector<std::string> algorithms = split_list(opts.text("algo"));
+  const std::string data = opts.text("data"), report = opts.text("report");
+  const index_t ell = positive(opts, "ell", 1), warmup = positive(opts, "warmup", 0);
+  const index_t pool = positive(opts, "pool", 0), examples_option = positive(opts, "examples", 0);
+  const int reads = static_cast<int>(positive(opts, "reads", 1));
+  const index_t dim = data.empty() ? positive(opts, "dim", 1) : (opts.given("dim") ? positive(opts, "dim", 1) : 0);
+  if (!data.empty() && opts.given("pool")) throw InvalidArgument("option --pool: only for synthetic rows, not with --data");
+  if (opts.given("loss")) {
+    try {
+      (void)Loss(opts.text("loss"));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("option --loss: ") + e.what());
+    }
+    if (data.empty() && opts.text("loss") == "softmax")
+      throw InvalidArgument("option --loss: softmax needs class labels from --data (the synthetic labels are ±1)");
+  }
+  check_writable(comm, report, "option --report", true);
+
+  BenchExamples examples = data.empty() ? BenchExamples::synthetic(comm, dim, opts.unsigned_integer("seed"), pool)
+                                        : BenchExamples::from_file(comm, data, dim);
+  const index_t timed = examples_option > 0 ? examples_option
+                        : data.empty()      ? kSyntheticExamples
+                                            : examples.stored();
+  std::vector<LearnerSpec> specs;
+  for (const std::string& name : algorithms) {
+    LearnerSpec spec;
+    spec.algorithm = name;
+    spec.loss = opts.given("loss") ? opts.text("loss") : (name.ends_with("-son") ? "squared" : "logistic");
+    if (spec.loss == "softmax")
+      spec.classes = LabelMap::softmax_classes(data, examples.labels().min, examples.labels().max,
+                                               examples.labels().integral);
+    spec.ell = ell;
+    spec.seed = opts.unsigned_integer("seed");
+    try {
+      (void)make_learner(comm, examples.dim(), spec);  // every name and option checked before any timing
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("option --algo " + name + ": " + e.what());
+    }
+    specs.push_back(spec);
+  }
+
+  const index_t dp_max = comm.allreduce_max(BlockPartition(examples.dim(), comm.size()).size(comm.rank()));
+  if (comm.rank() == 0) {
+    std::printf("%s: d = %lld, ℓ = %lld, %d rank%s, d_p = %lld\n", kBenchProgram,
+                static_cast<long long>(examples.dim()), static_cast<long long>(ell), comm.size(),
+                comm.size() == 1 ? "" : "s", static_cast<long long>(dp_max));
+    if (data.empty())
+      std::printf("  examples  Philox(%s) normals/√d, labels sign(βᵀx); %s\n", opts.text("seed").c_str(),
+                  pool > 0 ? ("a pool of " + std::to_string(pool) + " rows cycled, generated before timing").c_str()
+                           : "each generated fresh outside the timed steps");
+    else
+      std::printf("  examples  %s (%s): %lld in memory, cycled\n", data.c_str(), examples.format().c_str(),
+                  static_cast<long long>(examples.stored()));
+    if (data.empty() && pool > 0 && pool <= ell)
+      std::printf("  note      --pool %lld ≤ ℓ: the rows span at most ℓ directions, so FD shrinks less often than "
+                  "on fresh rows\n", static_cast<long long>(pool));
+    std::printf("  steps     %lld timed per learner, after %lld warm-up; read: best of %d\n",
+                static_cast<long long>(timed), static_cast<long long>(warmup), reads);
+    std::printf("  %-15s %-9s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "s/example", "buf. MB",
+                "read s", "ratio", "MPI", "Allred", "mean loss");
+    std::fflush(stdout);
+  }
+  std::vector<Measurement> results;
+  for (const LearnerSpec& spec : specs) {
+    results.push_back(run_learner(comm, spec, examples, warmup, timed, reads));
+    if (comm.rank() == 0) print_row(results.back());
+  }
+
+  if (!report.empty()) {
+    std::string text;
+    if (comm.rank() == 0) {
+      JsonWriter j;
+      j.begin_object();
+      j.member("command", "bench-learners");
+      j.member("version", ADASKETCH_VERSION);
+      j.key("options");
+      j.begin_object();
+      opts.write_json(j);
+      j.end_object();
+      j.member("ranks", comm.size());
+      j.member("d", examples.dim());
+      j.member("local_dim_max", dp_max);
+      j.member("ell", ell);
+      j.member("format", examples.format());
+      j.member("rows_in_memory", examples.stored());
+      j.member("warmup", warmup);
+      j.member("examples", timed);
+      j.key("learners");
+      j.begin_array();
+      for (const Measurement& m : results) write_measurement(j, m, timed);
+      j.end_array();
+      j.end_object();
+      text = j.str();
+    }
+    write_text_file(comm, report, text, "option --report");
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace adasketch::driver
+
+int main(int argc, char** argv) {
+  return adasketch::driver::run_mpi_main(argc, argv, adasketch::driver::kBenchProgram, adasketch::driver::run_bench);
+}

@@ -1,0 +1,59 @@
+#include "bench_support.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "adasketch/error.hpp"
+
+namespace adasketch::driver {
+
+MpiClock& mpi_clock() noexcept {
+  static MpiClock clock;
+  return clock;
+}
+
+void fill_normal_row(const Philox& rng, std::uint64_t row, index_t begin, double scale, std::span<double> out) {
+  for (std::size_t j = 0; j < out.size(); ++j) out[j] = scale * rng.normal(row, static_cast<std::uint64_t>(begin) + j);
+}
+
+double stream_sum_squares(std::span<const double> x) noexcept {
+  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const std::size_t n = x.size();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (std::size_t k = 0; k < 8; ++k) s[k] += x[i + k] * x[i + k];
+  for (; i < n; ++i) s[0] += x[i] * x[i];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+StreamRead time_stream_read(const Communicator& comm, std::span<const double> buffer, int reads) {
+  ADASKETCH_REQUIRE(reads >= 1, "reads = " + std::to_string(reads));
+  StreamRead r{std::numeric_limits<double>::infinity(), 0.0};
+  double local_sum = 0.0;
+  for (int trial = 0; trial < reads; ++trial) {
+    comm.barrier();
+    const double t0 = MPI_Wtime();
+    local_sum = stream_sum_squares(buffer);
+    const double local = MPI_Wtime() - t0;
+    r.seconds = std::min(r.seconds, comm.allreduce_max(local));
+  }
+  r.sum_squares = comm.allreduce_sum(local_sum);
+  return r;
+}
+
+}  // namespace adasketch::driver
+
+// PMPI profiling wrapper (see MpiClock).
+extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+  adasketch::driver::MpiClock& clock = adasketch::driver::mpi_clock();
+  if (!clock.active) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  const double t0 = PMPI_Wtime();
+  const int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  clock.seconds += PMPI_Wtime() - t0;
+  ++clock.calls;
+  return rc;
+}
