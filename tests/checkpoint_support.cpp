@@ -124,7 +124,8 @@ std::vector<double> global_weights(const Learner& learner) {
 }
 
 bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  // An empty block (a rank without features) has data() == nullptr, which memcmp must not be given.
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 // Whether a predicate holds on every rank of comm.
