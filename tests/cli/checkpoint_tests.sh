@@ -76,6 +76,7 @@ signal_trial() {
     fi
     wait "$bg_pid"
     rc=$?
+    drop_launcher_noise "$work/bg.stderr"
     [ "$rc" = 0 ] && ! grep -q "stopped by SIG" "$work/bg.stdout" || return 0
     echo "     np=$np SIG$sig: the run ended before the signal (trial $trial)"
     pause=0.05

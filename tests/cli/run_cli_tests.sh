@@ -90,6 +90,7 @@ run() {
   local o=${out:-$work/run}
   timeout "${run_timeout:-60}" "$mpiexec" -n "$np" "${mpi_flags[@]}" "$adasketch" "$@" >"$o.stdout" 2>"$o.stderr"
   rc=$?
+  drop_launcher_noise "$o.stderr"
 }
 
 # expect_error NP CODE SUBSTRING ARGS...: one stderr line, "PROGRAM: error: ...SUBSTRING...", exit CODE
@@ -407,6 +408,7 @@ train() {
 
 
 # The checkpoint mode (SIGKILL, SIGTERM, SIGUSR1, a crash inside a save, bad checkpoints).
+source "$(dirname "${BASH_SOURCE[0]}")/launcher_noise.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/checkpoint_tests.sh"
 # The faults and determinism modes (a failure injected on one rank at one example; run after run).
 source "$(dirname "${BASH_SOURCE[0]}")/reliability_tests.sh"

@@ -14,6 +14,7 @@
 # normal build runs them).
 # HOSTILE_CASES=REGEX runs only the cases whose ID matches.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/launcher_noise.sh"
 
 adasketch=$1 mpiexec=$2 np=$3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -145,6 +146,7 @@ run_case() {
   (ulimit -v "$vmem_kb" && exec timeout 60 "$mpiexec" -n "$np" "${mpi_flags[@]}" "$adasketch" "${args[@]}") \
     >"$o.stdout" 2>"$o.stderr"
   local rc=$? what="$id (np=$np)"
+  drop_launcher_noise "$o.stderr"
   if [ "$rc" = 124 ]; then
     echo "FAIL: $what: timed out after 60 s (hang)"
     return
