@@ -3,12 +3,12 @@
 # for FUZZ_SECONDS (default 600) on its corpus tests/fuzz/corpus/<target>/, one target at a time at
 # low priority, then minimizes the corpus (-merge=1) in place. An empty corpus is first seeded with
 # small valid and invalid inputs. Crashes are left as build-fuzz/artifacts/<target>/crash-*.
-# Usage: [FUZZ_SECONDS=N] [FUZZ_TARGETS="libsvm_line data_file model_file"] bash jobs/fuzz.sh
+# Usage: [FUZZ_SECONDS=N] [FUZZ_TARGETS="libsvm_line data_file model_file checkpoint_file"] bash jobs/fuzz.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$here/build-fuzz"
 seconds="${FUZZ_SECONDS:-600}"
-targets=(${FUZZ_TARGETS:-libsvm_line data_file model_file})
+targets=(${FUZZ_TARGETS:-libsvm_line data_file model_file checkpoint_file})
 source "$here/jobs/mpi_env.sh"
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (apt-get install clang)" >&2; exit 1; }
@@ -19,6 +19,8 @@ cmake --build "$build" -j 2 --target "${targets[@]/#/fuzz_}"
 # The MPI targets run without leak checks: Open MPI's allocations at MPI_Init are never freed and
 # its plugins are unloaded at MPI_Finalize, which leaves their stacks unreadable to suppressions.
 leaks() { [ "$1" = libsvm_line ] && echo 1 || echo 0; }
+# Inputs up to 4 KB; checkpoints of the seeds' small learners are 2–5 KB.
+max_len() { [ "$1" = checkpoint_file ] && echo 8192 || echo 4096; }
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export TMPDIR="${TMPDIR:-/tmp}"
 
@@ -63,6 +65,24 @@ LINES
         { printf '\003'; cat "$work/$m.model"; } >"$dir/$m-fix-checksums"
       done
       ;;
+    checkpoint_file)
+      local adasketch="$here/build/drivers/adasketch" a
+      [ -x "$adasketch" ] || { echo "fuzz: seeding checkpoint_file needs $adasketch (bash jobs/setup.sh)" >&2; exit 1; }
+      printf '+1 1:1 3:2\n-1 2:1\n+1 1:-1 2:0.5\n' >"$work/bin.svm"
+      printf '1 1:1\n3 2:1\n2 3:-1\n' >"$work/multi.svm"
+      # one learner of each state layout, ℓ = 2 so that FD shrinks within the three examples
+      for a in ada-diag ada-diag-da ada-fd ada-fd-da fast-ada-fd ada-gp ada-dp fd-son fast-fd-son rp-son oja-son \
+               rfd-son fast-rfd-son; do
+        "$adasketch" train --algo "$a" --ell 2 --data "$work/bin.svm" --checkpoint "$work/$a.ckpt" >/dev/null
+      done
+      "$adasketch" train --algo ada-fd --ell 2 --loss softmax --data "$work/multi.svm" --checkpoint "$work/softmax.ckpt" >/dev/null
+      "$adasketch" train --algo rfd-son --ell 2 --loss squared --data "$work/bin.svm" --checkpoint "$work/squared.ckpt" >/dev/null
+      for m in "$work"/*.ckpt; do
+        a=$(basename "$m" .ckpt)
+        { printf '\000'; cat "$m"; } >"$dir/$a"
+        { printf '\007'; cat "$m"; } >"$dir/$a-fix-checksums"
+      done
+      ;;
   esac
   rm -rf "$work"
 }
@@ -76,7 +96,7 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for $seconds s ($(ls "$corpus" | wc -l) corpus files)"
   rm -rf "$build/new-$t" && mkdir -p "$build/new-$t"
   ASAN_OPTIONS="detect_leaks=$(leaks "$t")" nice -n 10 "$build/tests/fuzz/fuzz_$t" "$build/new-$t" "$corpus" \
-    -max_total_time="$seconds" -max_len=4096 -timeout=30 -rss_limit_mb=4096 -detect_leaks="$(leaks "$t")" \
+    -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=30 -rss_limit_mb=4096 -detect_leaks="$(leaks "$t")" \
     -artifact_prefix="$artifacts/" -print_final_stats=1 >"$build/fuzz-$t.log" 2>&1 || status=1
   grep -E "^(==|SUMMARY|stat::|Done)|ERROR|invariant" "$build/fuzz-$t.log" | tail -n 12
   # Minimize: the old corpus and what this run found, merged into the smallest covering set.

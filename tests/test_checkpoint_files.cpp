@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -62,6 +63,39 @@ void reseal(std::vector<char>& b) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (int i = 0; i < 504; ++i) h = (h ^ static_cast<unsigned char>(b[static_cast<std::size_t>(i)])) * 0x100000001b3ull;
   std::memcpy(b.data() + 504, &h, 8);
+}
+
+std::uint64_t word(const std::vector<char>& b, std::size_t at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, b.data() + at, 8);
+  return v;
+}
+
+std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Sets the one-word integer field `name` to `value` and reseals the field's checksum (README:
+// Σ_e splitmix64(word_e XOR splitmix64(e))), the table's (FNV-1a at 280) and the header's: a crafted
+// file that only the reader's own checks can refuse.
+void set_integer_field(std::vector<char>& b, const std::string& name, std::int64_t value) {
+  const std::size_t fields = word(b, 264);
+  for (std::size_t i = 0; i < fields; ++i) {
+    char* row = b.data() + 512 + 80 * i;
+    if (std::string(row, strnlen(row, 32)) != name) continue;
+    const auto v = static_cast<std::uint64_t>(value), sum = splitmix64(v ^ splitmix64(0));
+    std::memcpy(b.data() + word(b, 512 + 80 * i + 56), &v, 8);
+    std::memcpy(row + 64, &sum, 8);
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (std::size_t k = 512; k < 512 + 80 * fields; ++k) h = (h ^ static_cast<unsigned char>(b[k])) * 0x100000001b3ull;
+    std::memcpy(b.data() + 280, &h, 8);
+    reseal(b);
+    return;
+  }
+  FAIL() << "no field " << name;
 }
 
 void expect_refused(const std::string& path, const LearnerSpec& spec, index_t dim, const std::string& needle) {
@@ -120,6 +154,25 @@ TEST(Checkpoint, BadFilesAreRefused) {
   longer.resize(bytes.size() + 8, 0);
   write_bytes(bad, longer);
   expect_refused(bad, spec, kCheckpointDim, "corrupt checkpoint file");
+
+  // Crafted, resealed counters: an index past the sketch's ℓ = 3 rows, a negative count.
+  for (const auto& [field, value, needle] :
+       {std::tuple<const char*, std::int64_t, const char*>{"fd.filled", 3, "field 'fd.filled' = 3 is outside [0, 2]"},
+        {"fd.last_slot", -2, "field 'fd.last_slot' = -2 is outside [-1, 2]"},
+        {"learner.steps", -1, "field 'learner.steps' = -1 is outside [0, 9223372036854775807]"}}) {
+    std::vector<char> crafted = bytes;
+    set_integer_field(crafted, field, value);
+    write_bytes(bad, crafted);
+    expect_refused(bad, spec, kCheckpointDim, needle);
+  }
+  // The same with a legal value loads (the resealing is right, the range is what refuses).
+  {
+    std::vector<char> crafted = bytes;
+    set_integer_field(crafted, "fd.shrinks", 12345);
+    write_bytes(bad, crafted);
+    auto b = make_learner(world(), kCheckpointDim, spec);
+    EXPECT_NO_THROW(load_checkpoint(bad, *b));
+  }
 
   save_model(*a, LabelMap(LabelMap::Kind::classes_from_zero, 3), bad);
   expect_refused(bad, spec, kCheckpointDim, "not an adasketch checkpoint file");

@@ -3,7 +3,6 @@
 // checksum, bit 1: the header checksum, by the README's formulas), so that mutations also reach the
 // checks behind them. Errors must be InputErrors; a model that loads must save back to the very
 // same bytes (the format has one encoding per model).
-#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -21,27 +20,14 @@ namespace {
 
 constexpr std::size_t kHeader = 128;
 
-std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 void fix_checksums(std::vector<unsigned char>& file, unsigned mode) {
   if (file.size() < kHeader) return;
-  if ((mode & 1) != 0) {  // Σ_e splitmix64(bits(w_e) XOR splitmix64(e)) over the weights present
-    std::uint64_t sum = 0;
-    for (std::size_t e = 0; kHeader + 8 * (e + 1) <= file.size(); ++e) {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, file.data() + kHeader + 8 * e, 8);
-      sum += splitmix64(bits ^ splitmix64(e));
-    }
+  if ((mode & 1) != 0) {  // of the weights present
+    const std::uint64_t sum = fuzz::word_checksum(file.data() + kHeader, (file.size() - kHeader) / 8);
     std::memcpy(file.data() + 112, &sum, 8);
   }
-  if ((mode & 2) != 0) {  // FNV-1a of bytes 0..119
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (std::size_t i = 0; i < 120; ++i) h = (h ^ file[i]) * 0x100000001b3ull;
+  if ((mode & 2) != 0) {  // of bytes 0..119
+    const std::uint64_t h = fuzz::fnv1a(file.data(), 0, 120);
     std::memcpy(file.data() + 120, &h, 8);
   }
 }

@@ -53,6 +53,36 @@ f64() {
     inf) printf '\0\0\0\0\0\0\xf0\x7f' ;;
   esac
 }
+# put64 FILE OFFSET V: overwrites 8 bytes of FILE with V, little-endian.
+put64() { u64 "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+# get64 FILE OFFSET: the little-endian uint64 at OFFSET (as bash's signed 64-bit integer).
+get64() { od -An -td8 -j "$2" -N 8 "$1" | tr -d ' '; }
+# fnv1a FILE FROM TO: 64-bit FNV-1a of bytes [FROM, TO) (bash's arithmetic wraps modulo 2^64).
+fnv1a() {
+  local h=$((0xcbf29ce484222325)) b
+  for b in $(od -An -v -tu1 -j "$2" -N $(($3 - $2)) "$1"); do h=$(((h ^ b) * 0x100000001b3)); done
+  echo "$h"
+}
+# splitmix64 Z (logical right shifts written as arithmetic shifts and a mask).
+splitmix64() {
+  local z=$(($1 + 0x9e3779b97f4a7c15))
+  z=$(((z ^ ((z >> 30) & 0x3ffffffff)) * 0xbf58476d1ce4e5b9))
+  z=$(((z ^ ((z >> 27) & 0x1fffffffff)) * 0x94d049bb133111eb))
+  echo $((z ^ ((z >> 31) & 0x1ffffffff)))
+}
+# reseal_checkpoint FILE [FIELD]: recomputes, by the README's formulas, the checksum of the one-word
+# field number FIELD (if given), then the field table's and the header's, so that the readers get
+# past them to the checks behind (a crafted file, not an accident).
+reseal_checkpoint() {
+  local f=$1 n row
+  n=$(get64 "$f" 264)
+  if [ -n "${2:-}" ]; then
+    row=$((512 + 80 * $2))
+    put64 "$f" $((row + 64)) $(splitmix64 $(($(get64 "$f" $(get64 "$f" $((row + 56)))) ^ $(splitmix64 0))))
+  fi
+  put64 "$f" 280 "$(fnv1a "$f" 512 $((512 + 80 * n)))"
+  put64 "$f" 504 "$(fnv1a "$f" 0 504)"
+}
 # dense MAGIC N D VALUES...: a dense binary file on stdout.
 dense() {
   local magic=$1 n=$2 d=$3 v
@@ -115,6 +145,29 @@ generate() {
   cp "$g/model.bin" "$g/model_flip_header" && flip "$g/model_flip_header" 17
   cp "$g/model.bin" "$g/model_bad_magic" && flip "$g/model_bad_magic" 3
   : >"$g/model_empty"
+  # checkpoints, written at 1 rank: ada-fd with ℓ = 2 (field 7 of its table is fd.filled), a
+  # softmax one, one of a 2-pass run; then broken copies
+  "${train[@]}" --algo ada-fd --ell 2 --data "$ok" --checkpoint "$g/ckpt" >/dev/null &&
+    "${train[@]}" --algo ada-fd --ell 2 --loss softmax --data "$here/libsvm/multiclass.svm" --checkpoint "$g/ckpt_softmax" >/dev/null &&
+    "${train[@]}" --algo ada-diag --passes 2 --data "$ok" --checkpoint "$g/ckpt_2passes" >/dev/null ||
+    { echo "FAIL: could not write the checkpoints the checkpoint cases start from"; return 1; }
+  size=$(wc -c <"$g/ckpt")
+  head -c $((size - 100)) "$g/ckpt" >"$g/ckpt_truncated"
+  head -c 300 "$g/ckpt" >"$g/ckpt_short_header"
+  { cat "$g/ckpt"; u64 0; } >"$g/ckpt_extra_bytes"
+  cp "$g/ckpt" "$g/ckpt_flip_header" && flip "$g/ckpt_flip_header" 17
+  cp "$g/ckpt" "$g/ckpt_flip_table" && flip "$g/ckpt_flip_table" 600
+  cp "$g/ckpt" "$g/ckpt_flip_data" && flip "$g/ckpt_flip_data" $((size - 3))
+  cp "$g/ckpt" "$g/ckpt_bad_magic" && flip "$g/ckpt_bad_magic" 5
+  : >"$g/ckpt_empty"
+  cp "$g/ckpt" "$g/ckpt_version2" && printf '\002' | dd of="$g/ckpt_version2" bs=1 seek=8 conv=notrunc status=none &&
+    reseal_checkpoint "$g/ckpt_version2"
+  cp "$g/ckpt" "$g/ckpt_huge_d" && put64 "$g/ckpt_huge_d" 16 1000000000000 && reseal_checkpoint "$g/ckpt_huge_d"
+  cp "$g/ckpt" "$g/ckpt_bad_algo" && printf 'ada-xx' | dd of="$g/ckpt_bad_algo" bs=1 seek=32 conv=notrunc status=none &&
+    reseal_checkpoint "$g/ckpt_bad_algo"
+  cp "$g/ckpt" "$g/ckpt_filled_99" && put64 "$g/ckpt_filled_99" "$(get64 "$g/ckpt" $((512 + 80 * 7 + 56)))" 99 &&
+    reseal_checkpoint "$g/ckpt_filled_99" 7
+  cp "$g/ckpt" "$g/ckpt_mistakes" && put64 "$g/ckpt_mistakes" 216 5 && reseal_checkpoint "$g/ckpt_mistakes"
 }
 
 # --- cases ---------------------------------------------------------------------------------------

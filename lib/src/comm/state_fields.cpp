@@ -19,7 +19,14 @@ StateFields::Field& StateFields::add(const std::string& name, Kind kind) {
   return f;
 }
 
-void StateFields::integer(const std::string& name, std::int64_t& value) { add(name, Kind::integer).integer = &value; }
+void StateFields::integer(const std::string& name, std::int64_t& value, std::int64_t min, std::int64_t max) {
+  ADASKETCH_REQUIRE(min <= value && value <= max, "field '" + name + "' = " + std::to_string(value) + " outside [" +
+                                                      std::to_string(min) + ", " + std::to_string(max) + "]");
+  Field& f = add(name, Kind::integer);
+  f.integer = &value;
+  f.min = min;
+  f.max = max;
+}
 
 void StateFields::flag(const std::string& name, bool& value) { add(name, Kind::flag).flag = &value; }
 

@@ -213,9 +213,11 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
     const Field& f = fields[i];
     if (!replicated(f)) continue;
     const auto part = std::span<const std::uint64_t>(words).subspan(at, static_cast<std::size_t>(f.items));
-    if (detail::checksum_part(part, 0) != front.table[i].checksum ||
-        (f.kind == Kind::flag && part[0] > 1))
+    if (detail::checksum_part(part, 0) != front.table[i].checksum || (f.kind == Kind::flag && part[0] > 1))
       throw InputError(path, 0, "corrupt checkpoint file: checksum mismatch in field '" + f.name + "'");
+    if (const auto v = static_cast<std::int64_t>(part[0]); f.kind == Kind::integer && (v < f.min || v > f.max))
+      throw InputError(path, 0, "corrupt checkpoint file: field '" + f.name + "' = " + std::to_string(v) + " is outside [" +
+                                    std::to_string(f.min) + ", " + std::to_string(f.max) + "]");
     at += part.size();
   }
   // Blocks: each rank reads its own items straight into the learner.

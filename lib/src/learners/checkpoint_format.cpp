@@ -150,16 +150,20 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   const auto pass = get_at<std::uint64_t>(h, kStateAt), flags = get_at<std::uint64_t>(h, kStateAt + 48);
   const auto passes = get_at<std::uint64_t>(h, kPassesAt);
   const std::uint64_t limit = std::uint64_t{1} << 62;
-  if (pass == 0 || pass > 1000001 || passes == 0 || passes > 1000000 || flags > 1) throw corrupt(path, "bad training state");
+  const auto position = get_at<std::uint64_t>(h, kStateAt + 8), examples = get_at<std::uint64_t>(h, kStateAt + 16),
+             mistakes = get_at<std::uint64_t>(h, kStateAt + 24), data_examples = get_at<std::uint64_t>(h, kDataExamplesAt);
+  if (pass == 0 || pass > 1000001 || passes == 0 || passes > 1000000 || flags > 1 || position > limit ||
+      examples > limit || mistakes > examples || data_examples > limit)
+    throw corrupt(path, "bad training state");
   t.pass = static_cast<int>(pass);
-  t.position = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kStateAt + 8), limit));
-  t.examples = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kStateAt + 16), limit));
-  t.mistakes = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kStateAt + 24), limit));
+  t.position = static_cast<index_t>(position);
+  t.examples = static_cast<index_t>(examples);
+  t.mistakes = static_cast<index_t>(mistakes);
   t.cumulative_loss = get_at<double>(h, kStateAt + 32);
   t.seconds = get_at<double>(h, kStateAt + 40);
   t.signs = flags == 1;
   out.run.passes = static_cast<int>(passes);
-  out.run.data_examples = static_cast<index_t>(std::min(get_at<std::uint64_t>(h, kDataExamplesAt), limit));
+  out.run.data_examples = static_cast<index_t>(data_examples);
   bool name_ok = false;
   out.run.data_name = get_data_name(h, name_ok);
   if (!name_ok) throw corrupt(path, "bad data name");
@@ -170,6 +174,11 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   if (d.size != actual_size)
     throw InputError(path, 0, std::string(actual_size < d.size ? "truncated" : "corrupt") + " checkpoint file: " +
                                   std::to_string(actual_size) + " bytes, the header says " + std::to_string(d.size));
+  // Every learner keeps d × K weights (or their lazy part) as a block: a file too small for them
+  // cannot be a checkpoint of this d (and the learner is never allocated for it).
+  if (dim > d.size / 8 / classes)
+    throw corrupt(path, "d = " + std::to_string(dim) + ", K = " + std::to_string(classes) + " do not fit in " +
+                            std::to_string(d.size) + " bytes");
   return d;
 }
 

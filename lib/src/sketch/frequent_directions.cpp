@@ -64,8 +64,9 @@ void FrequentDirections::do_insert(const LocalRow& a, std::span<const double> ya
 }
 
 void FrequentDirections::add_state_fields(StateFields& fields) {
-  fields.integer("fd.filled", filled_);
-  fields.integer("fd.last_slot", last_slot_);
+  // After every insertion filled < R (a full buffer is shrunk at once); last_slot is -1 before the first.
+  fields.integer("fd.filled", filled_, 0, rows() - 1);
+  fields.integer("fd.last_slot", last_slot_, -1, rows() - 1);
   fields.flag("fd.last_shrunk", last_shrunk_);
   fields.integer("fd.shrinks", shrinks_);
   fields.real("fd.alpha", alpha_);

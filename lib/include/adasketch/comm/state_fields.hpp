@@ -10,6 +10,7 @@
 //                stored at the item's global offset, so a file does not depend on the rank count.
 // Scratch buffers (overwritten before they are read in every step) are not state and are not listed.
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,12 +38,16 @@ class StateFields {
     index_t first = 0;   ///< block: the global index of this rank's first item
     std::span<double> values;        ///< real, array, block
     std::int64_t* integer = nullptr;  ///< integer
+    std::int64_t min = 0, max = 0;    ///< integer: the values the object can be in (a reader checks them)
     bool* flag = nullptr;             ///< flag
   };
 
   /// Names are printable ASCII without blanks, 1–31 characters, unique; each call throws
   /// InvalidArgument otherwise.
-  void integer(const std::string& name, std::int64_t& value);
+  /// An integer the object only ever holds in [min, max] (a count, or an index into its buffers): a
+  /// reader refuses any other value, so a crafted file cannot make the object index out of bounds.
+  void integer(const std::string& name, std::int64_t& value, std::int64_t min = 0,
+               std::int64_t max = std::numeric_limits<std::int64_t>::max());
   void flag(const std::string& name, bool& value);
   void real(const std::string& name, double& value);
   void array(const std::string& name, std::span<double> values);
