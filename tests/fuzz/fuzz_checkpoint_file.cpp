@@ -111,14 +111,8 @@ void try_checkpoint(const std::string& path, const std::vector<unsigned char>& f
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fuzz::init_mpi();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0 || size > (1u << 20)) return 0;
-  fuzz::init_mpi();
+  if (!fuzz::start_input(size)) return 0;
   std::vector<unsigned char> file(data + 1, data + size);
   fix_checksums(file, data[0]);
   const std::string path = fuzz::scratch_path("checkpoint");

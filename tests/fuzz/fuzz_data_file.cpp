@@ -61,14 +61,8 @@ void write_gzip(const std::string& path, const std::uint8_t* data, std::size_t s
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fuzz::init_mpi();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0 || size > (1u << 20)) return 0;
-  fuzz::init_mpi();
+  if (!fuzz::start_input(size)) return 0;
   const unsigned mode = data[0];
   const std::string path = fuzz::scratch_path("data");
   if ((mode & 1) != 0)

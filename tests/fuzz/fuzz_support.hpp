@@ -34,6 +34,14 @@ inline void init_mpi() {
     if (!finalized) MPI_Finalize();
   });
 }
+/// The start of each file target's run: false for an input to skip (empty, or over 1 MB), else
+/// MPI is up (on the first input).
+inline bool start_input(std::size_t size) {
+  if (size == 0 || size > (std::size_t{1} << 20)) return false;
+  init_mpi();
+  return true;
+}
+
 /// A per-process scratch path in $TMPDIR (default /tmp): <dir>/adasketch-fuzz-<pid>-<name>.
 inline std::string scratch_path(const std::string& name) {
   const char* dir = std::getenv("TMPDIR");
