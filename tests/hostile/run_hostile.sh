@@ -83,6 +83,14 @@ reseal_checkpoint() {
   put64 "$f" 280 "$(fnv1a "$f" 512 $((512 + 80 * n)))"
   put64 "$f" 504 "$(fnv1a "$f" 0 504)"
 }
+# reseal_model FILE: recomputes a model file's weights checksum and header checksum (README).
+reseal_model() {
+  local f=$1 sum=0 e n
+  n=$((($(wc -c <"$f") - 128) / 8))
+  for ((e = 0; e < n; e++)); do sum=$((sum + $(splitmix64 $(($(get64 "$f" $((128 + 8 * e))) ^ $(splitmix64 "$e")))))); done
+  put64 "$f" 112 "$sum"
+  put64 "$f" 120 "$(fnv1a "$f" 0 120)"
+}
 # dense MAGIC N D VALUES...: a dense binary file on stdout.
 dense() {
   local magic=$1 n=$2 d=$3 v
@@ -145,6 +153,8 @@ generate() {
   cp "$g/model.bin" "$g/model_flip_header" && flip "$g/model_flip_header" 17
   cp "$g/model.bin" "$g/model_bad_magic" && flip "$g/model_bad_magic" 3
   : >"$g/model_empty"
+  cp "$g/model.bin" "$g/model_nan_weight" && f64 nan | dd of="$g/model_nan_weight" bs=1 seek=$((128 + 8 * 2)) conv=notrunc status=none &&
+    reseal_model "$g/model_nan_weight"
   # checkpoints, written at 1 rank: ada-fd with ℓ = 2 (field 7 of its table is fd.filled), a
   # softmax one, one of a 2-pass run; then broken copies
   "${train[@]}" --algo ada-fd --ell 2 --data "$ok" --checkpoint "$g/ckpt" >/dev/null &&

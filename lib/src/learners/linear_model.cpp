@@ -175,6 +175,13 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path)
   file.close();
   if (weights_checksum(comm, model.weights_, first) != header.weights_sum)
     throw InputError(path, 0, "corrupt model file: weights checksum mismatch");
+  // save() never writes a non-finite weight: such a file was crafted (its checksums recomputed).
+  const auto bad = std::find_if(model.weights_.begin(), model.weights_.end(), [](double w) { return !std::isfinite(w); });
+  const index_t none = std::numeric_limits<index_t>::max();
+  const index_t first_bad = comm.allreduce_min(bad == model.weights_.end() ? none : first + (bad - model.weights_.begin()));
+  if (first_bad != none)
+    throw InputError(path, 0, "corrupt model file: weight W[" + std::to_string(first_bad / K) + ", " +
+                                  std::to_string(first_bad % K) + "] is not finite");
   return model;
 }
 
