@@ -391,17 +391,22 @@ train() {
   fi
 
   # A run of a few seconds (2 ranks if tested, else 1): progress lines on stdout, from rank 0 only,
-  # at most one a second.
-  local pnp=1 passes=80
-  for np in "$@"; do [ "$np" = 2 ] && pnp=2 passes=40; done
-  run_timeout=300 run "$pnp" train "${a9a[@]}" --passes "$passes" --report "$work/long.json"  # sanitizer builds: slow
-  local lines wall
+  # at most one a second. The passes double until the training lasts 2.5 s (a quiet machine does
+  # 40 passes at 2 ranks in 0.8 s; a sanitizer build is many times slower).
+  local pnp=1 passes=40 lines wall=0 tries=0
+  for np in "$@"; do [ "$np" = 2 ] && pnp=2; done
+  while :; do
+    run_timeout=300 run "$pnp" train "${a9a[@]}" --passes "$passes" --report "$work/long.json"
+    wall=$(json_value "$work/long.json" seconds)
+    tries=$((tries + 1))
+    if [ "$rc" != 0 ] || [ "$tries" = 5 ] || awk -v s="${wall:-0}" 'BEGIN { exit !(s >= 2.5) }'; then break; fi
+    passes=$((passes * 2))
+  done
   lines=$(grep -c 'examples/s .*mistake rate .*s left' "$work/run.stdout")
-  wall=$(json_value "$work/long.json" seconds)
   if [ "$rc" != 0 ] || [ "$lines" -lt 1 ] || ! awk -v n="$lines" -v s="$wall" 'BEGIN { exit !(n <= s + 1) }'; then
-    fail "np=$pnp progress: exit $rc, $lines progress lines in $wall s"
+    fail "np=$pnp progress: exit $rc, $lines progress lines in $wall s ($passes passes)"
   else
-    echo "     np=$pnp progress: $lines lines in $wall s"
+    echo "     np=$pnp progress: $lines lines in $wall s ($passes passes)"
   fi
   [ "$failures" = 0 ] && echo "ok   train: ada-diag and ada-diag-da agree across rank counts ($*); predict reproduces the test accuracy"
 }
