@@ -34,6 +34,7 @@ inline void init_mpi() {
     if (!finalized) MPI_Finalize();
   });
 }
+
 /// The start of each file target's run: false for an input to skip (empty, or over 1 MB), else
 /// MPI is up (on the first input).
 inline bool start_input(std::size_t size) {

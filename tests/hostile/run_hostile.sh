@@ -3,8 +3,8 @@
 #
 #   run_hostile.sh ADASKETCH MPIEXEC NP
 #
-# First generates the inputs that are awkward to keep as files (gzip, dense binary, model files,
-# long lines, a pipe) into a scratch directory, then runs every case at NP ranks, a few at a time,
+# First generates the inputs that are awkward to keep as files (gzip, dense binary, model and
+# checkpoint files, long lines, a pipe) into a scratch directory, then runs every case at NP ranks, a few at a time,
 # each under `timeout 60` (a timeout is a failure: "hang") with the address space of every process
 # limited to 2 GB (ADASKETCH_HOSTILE_VMEM_KB), so that a case which asks for more memory fails fast
 # instead of exhausting the machine. Under AddressSanitizer (ASAN_OPTIONS set, as the sanitizer build's
