@@ -17,6 +17,7 @@
 #include "adasketch/learners/checkpoint.hpp"
 #include "adasketch/learners/linear_model.hpp"
 #include "checkpoint_support.hpp"
+#include "format_checksums.hpp"
 
 using namespace adasketch;
 using namespace adasketch::test;
@@ -60,8 +61,7 @@ void write_bytes(const std::string& path, const std::vector<char>& bytes) {
 
 // Reseals the header checksum (FNV-1a of bytes 0..503 at 504) after an edit.
 void reseal(std::vector<char>& b) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (int i = 0; i < 504; ++i) h = (h ^ static_cast<unsigned char>(b[static_cast<std::size_t>(i)])) * 0x100000001b3ull;
+  const std::uint64_t h = fnv1a(b.data(), 0, 504);
   std::memcpy(b.data() + 504, &h, 8);
 }
 
@@ -69,13 +69,6 @@ std::uint64_t word(const std::vector<char>& b, std::size_t at) {
   std::uint64_t v = 0;
   std::memcpy(&v, b.data() + at, 8);
   return v;
-}
-
-std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
 }
 
 // Sets the one-word integer field `name` to `value` and reseals the field's checksum (README:
@@ -86,11 +79,10 @@ void set_integer_field(std::vector<char>& b, const std::string& name, std::int64
   for (std::size_t i = 0; i < fields; ++i) {
     char* row = b.data() + 512 + 80 * i;
     if (std::string(row, strnlen(row, 32)) != name) continue;
-    const auto v = static_cast<std::uint64_t>(value), sum = splitmix64(v ^ splitmix64(0));
+    const auto v = static_cast<std::uint64_t>(value), sum = word_checksum(&v, 1);
     std::memcpy(b.data() + word(b, 512 + 80 * i + 56), &v, 8);
     std::memcpy(row + 64, &sum, 8);
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (std::size_t k = 512; k < 512 + 80 * fields; ++k) h = (h ^ static_cast<unsigned char>(b[k])) * 0x100000001b3ull;
+    const std::uint64_t h = fnv1a(b.data(), 512, 512 + 80 * fields);
     std::memcpy(b.data() + 280, &h, 8);
     reseal(b);
     return;

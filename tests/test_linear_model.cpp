@@ -17,6 +17,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/learners/diagonal_adagrad.hpp"
 #include "adasketch/learners/linear_model.hpp"
+#include "format_checksums.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;
@@ -62,8 +63,7 @@ void write_bytes(const std::string& path, const std::vector<char>& bytes) {
 
 // FNV-1a of bytes 0..119, as the format stores at 120 (to forge a header whose checksum is right).
 void reseal_header(std::vector<char>& b) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (int i = 0; i < 120; ++i) h = (h ^ static_cast<unsigned char>(b[static_cast<std::size_t>(i)])) * 0x100000001b3ull;
+  const std::uint64_t h = fnv1a(b.data(), 0, 120);
   std::memcpy(b.data() + 120, &h, 8);
 }
 

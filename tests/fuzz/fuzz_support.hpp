@@ -1,19 +1,22 @@
 #pragma once
 // Shared by the fuzz targets (tests/fuzz/): invariant checks that abort (a crash for libFuzzer and a
-// failure for the replay test), MPI on MPI_COMM_SELF, a scratch file per process, and the checksums
-// of the model and checkpoint formats written out again from the README (not the library's code),
-// so that the targets can reseal a mutated file and reach the checks behind its checksums.
+// failure for the replay test), MPI on MPI_COMM_SELF, a scratch file per process, and the file
+// formats' checksums (tests/format_checksums.hpp) to reseal a mutated file.
 #include <mpi.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <string>
 
+#include "../format_checksums.hpp"
+
 namespace adasketch::fuzz {
+
+using test::fnv1a;
+using test::word_checksum;
 
 /// Aborts with a message when an invariant of the code under test fails.
 inline void require(bool condition, const char* what) {
@@ -54,32 +57,6 @@ inline void write_file(const std::string& path, const void* data, std::size_t si
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
   out.close();
   require(static_cast<bool>(out), "writing the scratch file");
-}
-
-/// splitmix64, as the README's model and checkpoint checksums use it.
-inline std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/// 64-bit FNV-1a of bytes [begin, end) of `file`.
-inline std::uint64_t fnv1a(const unsigned char* file, std::size_t begin, std::size_t end) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::size_t i = begin; i < end; ++i) h = (h ^ file[i]) * 0x100000001b3ull;
-  return h;
-}
-
-/// Σ_e splitmix64(word_e XOR splitmix64(e)) mod 2⁶⁴ over the `words` little-endian 8-byte words at `at`.
-inline std::uint64_t word_checksum(const unsigned char* at, std::size_t words) {
-  std::uint64_t sum = 0;
-  for (std::size_t e = 0; e < words; ++e) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, at + 8 * e, 8);
-    sum += splitmix64(bits ^ splitmix64(e));
-  }
-  return sum;
 }
 
 inline std::string read_file(const std::string& path) {
