@@ -352,7 +352,7 @@ TEST(Sketches, CarryProductsAndCoefficientsThroughInsertions) {
   std::normal_distribution<double> normal(0.0, 1.0);
   for (const char* m : {"fd", "fast-fd", "fast-rfd", "rp", "oja"}) {
     auto s = make(comm, a.d, m, 3, 0.0, 4);
-    const index_t R = s->rows(), dp = s->local_dim(), begin = s->partition().begin(comm.rank());
+    const index_t R = s->basis_rows(), dp = s->local_dim(), begin = s->partition().begin(comm.rank());
     std::vector<double> z(static_cast<std::size_t>(a.d)), yz(static_cast<std::size_t>(R)), fresh(yz.size());
     std::vector<double> c(yz.size()), before(static_cast<std::size_t>(dp)), after(before.size());
     int folds = 0;
@@ -381,8 +381,8 @@ TEST(Sketches, CarryProductsAndCoefficientsThroughInsertions) {
       comm.allreduce_sum(fresh);
       ASSERT_LT(test::relative_max_diff(yz, fresh), 1e-10) << m << " t=" << t;
 
-      const double beta = s->update_coefficients(c);
       std::fill(after.begin(), after.end(), 0.0);
+      const double beta = s->update_coefficients(c, after, 1);  // adds the retired rows r
       s->add_local_transpose_product(c, after);
       for (index_t j = 0; j < dp; ++j) after[j] += beta * row[j];
       ASSERT_LT(test::relative_max_diff(after, before), 1e-10) << m << " t=" << t;

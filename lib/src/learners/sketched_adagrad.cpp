@@ -70,19 +70,21 @@ SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Lo
       options_(options),
       sketch_(build_sketch(comm, dim, loss, options)),
       rows_(sketch_->rows()),
+      basis_(sketch_->basis_rows()),
       classes_(loss.outputs()),
       dp_(local_dim()),
       eigen_(static_cast<int>(sketch_->rows())) {
-  const index_t R = rows_, K = classes_;
+  const index_t R = rows_, Rz = basis_, K = classes_;
   phi_.assign(sz(R), 0.0);
   z_.assign(sz(R), 0.0);
-  q_.assign(sz(R), 0.0);
-  projected_.assign(sz(R), 0.0);
+  mixed_.assign(sz(R), 0.0);
+  q_.assign(sz(Rz), 0.0);
+  projected_.assign(sz(Rz), 0.0);
   lazy_.assign(sz(dp_ * K), 0.0);
-  const index_t coefficient_count = sketches_gradients() ? R : R * K;
+  const index_t coefficient_count = sketches_gradients() ? Rz : Rz * K;
   coef_.assign(sz(coefficient_count), 0.0);
   if (dual_averaging()) dual_.assign(sz(coefficient_count), 0.0);
-  const index_t products = sketches_gradients() ? R * K : R;
+  const index_t products = sketches_gradients() ? Rz * K : Rz;
   reduce_.assign(sz(products + K + 1), 0.0);
   score_products_.assign(sz(products), 0.0);
   scores_.assign(sz(K), 0.0);
@@ -154,13 +156,13 @@ void SketchedAdaGrad::check_row(const LocalRow& x) const {
 }
 
 void SketchedAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) const {
-  const index_t R = rows_, K = classes_;
+  const index_t R = basis_, K = classes_;
   if (!sketches_gradients() || K == 1) {
-    // Data sketch: Y_p x_p. Gradient sketch with K = 1: x ⊗ e_0 = x.
+    // Data sketch: Z_p x_p. Gradient sketch with K = 1: x ⊗ e_0 = x.
     sketch_->add_local_product(x, out.first(sz(R)));
     return;
   }
-  // Y(x ⊗ e_k) gathers rows j·K + k of the feature-major block: the K calls together read each
+  // Z(x ⊗ e_k) gathers rows j·K + k of the feature-major block: the K calls together read each
   // stored entry of x's features once.
   for (index_t k = 0; k < K; ++k) {
     std::span<const index_t> idx;
@@ -186,11 +188,11 @@ void SketchedAdaGrad::add_local_lazy_dots(const LocalRow& x, std::span<double> o
 
 void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) const {
   check_row(x);
-  const index_t R = rows_, K = classes_;
+  const index_t R = basis_, K = classes_;
   std::fill(score_products_.begin(), score_products_.end(), 0.0);
   add_local_products(x, score_products_);
   add_local_lazy_dots(x, out);
-  // The local part of cᵀY(x ⊗ e_k) (or C_kᵀYx) is cᵀ(Y_p(x_p ⊗ e_k)): it sums over ranks.
+  // The local part of cᵀZ(x ⊗ e_k) (or C_kᵀZx) is cᵀ(Z_p(x_p ⊗ e_k)): it sums over ranks.
   for (index_t k = 0; k < K; ++k) {
     const double* prod = score_products_.data() + (sketches_gradients() ? k * R : 0);
     const double* c = coef_.data() + (sketches_gradients() ? 0 : k * R);
@@ -208,7 +210,7 @@ void SketchedAdaGrad::weights(std::span<double> out) const {
     sketch_->add_local_transpose_product(coef_, out.first(n));
     return;
   }
-  const index_t R = rows_, K = classes_;
+  const index_t R = basis_, K = classes_;
   std::vector<double> column(sz(dp_));
   for (index_t k = 0; k < K; ++k) {
     std::fill(column.begin(), column.end(), 0.0);
@@ -222,7 +224,7 @@ void SketchedAdaGrad::fold() {
     sketch_->add_local_transpose_product(coef_, lazy_);
   } else {
     // Only a restructuring data sketch would need this (the random projection never does).
-    const index_t R = rows_, K = classes_;
+    const index_t R = basis_, K = classes_;
     std::vector<double> column(sz(dp_));
     for (index_t k = 0; k < K; ++k) {
       std::fill(column.begin(), column.end(), 0.0);
@@ -274,35 +276,36 @@ void SketchedAdaGrad::factor_gram() {
 
 void SketchedAdaGrad::apply_p(std::span<const double> v, std::span<double> out) {
   const index_t R = rows_;
-  const auto s = sketch_->row_scale();
+  sketch_->mix(v, mixed_);  // B-space: M v
   if (diagonal_) {
-    for (index_t r = 0; r < R; ++r) out[sz(r)] = s[sz(r)] * phi_[sz(r)] * s[sz(r)] * v[sz(r)];
-    return;
+    for (index_t r = 0; r < R; ++r) mixed_[sz(r)] *= phi_[sz(r)];
+  } else {
+    const auto u = eigen_.vectors();  // row-major R×R, eigenvector i in column i
+    // z = φ ∘ Uᵀ(M v) on the kept eigenpairs, then M v ← U z.
+    for (index_t i = 0; i < rank_; ++i) {
+      double z = 0.0;
+      for (index_t r = 0; r < R; ++r) z += u[sz(r * R + i)] * mixed_[sz(r)];
+      z_[sz(i)] = phi_[sz(i)] * z;
+    }
+    for (index_t r = 0; r < R; ++r) {
+      double acc = 0.0;
+      const double* ur = u.data() + r * R;
+      for (index_t i = 0; i < rank_; ++i) acc += ur[i] * z_[sz(i)];
+      mixed_[sz(r)] = acc;
+    }
   }
-  const auto u = eigen_.vectors();  // row-major R×R, eigenvector i in column i
-  // z = φ ∘ Uᵀ(s∘v) on the kept eigenpairs, then out = s∘(U z).
-  for (index_t i = 0; i < rank_; ++i) {
-    double z = 0.0;
-    for (index_t r = 0; r < R; ++r) z += u[sz(r * R + i)] * s[sz(r)] * v[sz(r)];
-    z_[sz(i)] = phi_[sz(i)] * z;
-  }
-  for (index_t r = 0; r < R; ++r) {
-    double acc = 0.0;
-    const double* ur = u.data() + r * R;
-    for (index_t i = 0; i < rank_; ++i) acc += ur[i] * z_[sz(i)];
-    out[sz(r)] = s[sz(r)] * acc;
-  }
+  sketch_->mix_transpose(mixed_, out);
 }
 
 StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
   check_row(x);
-  const index_t R = rows_, K = classes_;
+  const index_t R = basis_, K = classes_;
   const index_t products = sketches_gradients() ? R * K : R;
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   add_local_products(x, std::span<double>(reduce_).first(sz(products)));
   add_local_lazy_dots(x, std::span<double>(reduce_).subspan(sz(products), sz(K)));
   reduce_[sz(products + K)] = x.local_norm2();
-  comm().allreduce_sum(reduce_);  // the step's one Allreduce: R·K + K + 1 numbers (R + K + 1 for ADA-DP)
+  comm().allreduce_sum(reduce_);  // the step's one Allreduce: R_z·K + K + 1 numbers (R_z + K + 1 for ADA-DP)
   const std::span<const double> prod = std::span<const double>(reduce_).first(sz(products));
   const std::span<const double> dots = std::span<const double>(reduce_).subspan(sz(products), sz(K));
   const double xx = reduce_[sz(products + K)];
@@ -326,7 +329,7 @@ StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
 
 void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const double> products,
                                            std::span<const double> lazy_dots, double xx) {
-  const index_t R = rows_, K = classes_;
+  const index_t R = basis_, K = classes_;
   double dd = 0.0, gw = 0.0;
   for (index_t k = 0; k < K; ++k) {
     dd += dscores_[sz(k)] * dscores_[sz(k)];
@@ -334,7 +337,7 @@ void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const do
   }
   const double gg = xx * dd;  // ‖x ⊗ ∂ℓ/∂p‖² = ‖x‖²‖∂ℓ/∂p‖²
   if (gg == 0.0) return;      // g = 0: H, w̄ and c stay as they are (nothing is inserted)
-  // Yg = Σ_k ∂ℓ/∂p_k Y(x ⊗ e_k), from the reduced products.
+  // Zg = Σ_k ∂ℓ/∂p_k Z(x ⊗ e_k), from the reduced products.
   for (index_t i = 0; i < R; ++i) {
     double v = 0.0;
     for (index_t k = 0; k < K; ++k) v += dscores_[sz(k)] * products[sz(k * R + i)];
@@ -365,7 +368,7 @@ void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const do
   // w̄ += (β − η/δ) g: β from carrying c through the insertion (mirror descent), −η/δ the step's
   // isotropic part of −ηH⁻¹g = −(η/δ)(g − BᵀPBg).
   const double step = options_.eta / options_.delta;
-  const double beta = md ? sketch_->update_coefficients(coef_) : 0.0;
+  const double beta = md ? sketch_->update_coefficients(coef_, lazy_, 1) : 0.0;
   const double a = beta - step;
   const auto gv = g.values();
   if (g.is_dense()) {
@@ -374,15 +377,15 @@ void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const do
     const auto gi = g.indices();
     for (std::size_t e = 0; e < gv.size(); ++e) lazy_[sz(gi[e])] += a * gv[e];
   }
-  sketch_->update_product(projected_, gg);  // Y_new g
-  if (!md) sketch_->update_product(dual_, gw);  // Y_new w̄_old
+  sketch_->update_product(projected_, gg);  // Z_new g
+  if (!md) sketch_->update_product(dual_, gw);  // Z_new w̄_old
   factor_gram();
   if (md) {
-    // ADA-FD Alg. 2 line 7 / ADA-GP Alg. 1 line 6: w ← w − (η/δ)(g − BᵀPBg); BᵀPBg = Yᵀ(s∘P(s∘Yg)).
+    // ADA-FD Alg. 2 line 7 / ADA-GP Alg. 1 line 6: w ← w − (η/δ)(g − BᵀPBg); BᵀPBg = Zᵀ(MᵀP(M Zg)).
     apply_p(projected_, q_);
     for (index_t i = 0; i < R; ++i) coef_[sz(i)] += step * q_[sz(i)];
   } else {
-    // ADA-FD Alg. 1 line 7, eq. (6): w = −(η/δ)(ḡ − BᵀPBḡ) = w̄ − Yᵀ(s∘P(s∘Yw̄)), w̄ = −(η/δ)ḡ.
+    // ADA-FD Alg. 1 line 7, eq. (6): w = −(η/δ)(ḡ − BᵀPBḡ) = w̄ − Zᵀ(MᵀP(M Zw̄)), w̄ = −(η/δ)ḡ.
     for (index_t i = 0; i < R; ++i) dual_[sz(i)] -= step * projected_[sz(i)];
     apply_p(dual_, coef_);
     for (index_t i = 0; i < R; ++i) coef_[sz(i)] = -coef_[sz(i)];
@@ -391,7 +394,7 @@ void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const do
 
 void SketchedAdaGrad::step_data_sketch(const LocalRow& x, std::span<const double> products,
                                        std::span<const double> lazy_dots, double xx) {
-  const index_t R = rows_, K = classes_;
+  const index_t R = basis_, K = classes_;
   const bool md = !dual_averaging();
   if (md && sketch_->next_insert_restructures()) fold();
   std::copy(products.begin(), products.end(), projected_.begin());
@@ -399,7 +402,9 @@ void SketchedAdaGrad::step_data_sketch(const LocalRow& x, std::span<const double
   const double step = options_.eta / options_.delta;
   // W̄_{:,k} += (β_k − (η/δ)∂ℓ/∂p_k) x, β_k from carrying C_k through the insertion.
   for (index_t k = 0; k < K; ++k) {
-    const double beta = md ? sketch_->update_coefficients(std::span<double>(coef_).subspan(sz(k * R), sz(R))) : 0.0;
+    const double beta = md ? sketch_->update_coefficients(std::span<double>(coef_).subspan(sz(k * R), sz(R)),
+                                                          std::span<double>(lazy_).subspan(sz(k)), K)
+                           : 0.0;
     scores_[sz(k)] = beta - step * dscores_[sz(k)];  // scores_ is free now: the per-class factor
   }
   {
@@ -409,7 +414,7 @@ void SketchedAdaGrad::step_data_sketch(const LocalRow& x, std::span<const double
       for (std::size_t k = 0; k < Kz; ++k) wj[k] += v * scores_[k];
     });
   }
-  sketch_->update_product(projected_, xx);  // Y_new x
+  sketch_->update_product(projected_, xx);  // Z_new x
   if (!md)
     for (index_t k = 0; k < K; ++k)
       sketch_->update_product(std::span<double>(dual_).subspan(sz(k * R), sz(R)), lazy_dots[sz(k)]);

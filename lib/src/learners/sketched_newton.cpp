@@ -100,19 +100,20 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
   sketch_ = make_sketch(comm, partition(), spec);
   fd_ = dynamic_cast<const FrequentDirections*>(sketch_.get());
   rows_ = sketch_->rows();
-  const auto R = static_cast<std::size_t>(rows_);
+  basis_ = sketch_->basis_rows();
+  const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_);
   const auto dp = static_cast<std::size_t>(local_dim());
   ubar_.assign(dp, 0.0);
   ghat_.assign(dp, 0.0);
-  c_.assign(R, 0.0);
-  yg_.assign(R, 0.0);
+  c_.assign(Rz, 0.0);
+  zg_.assign(Rz, 0.0);
   solve_.assign(R, 0.0);
   factor_.assign(R * R, 0.0);
   trace_part_.assign(R, 0.0);
-  reduce_.assign(R + 2, 0.0);
-  yx_.assign(R, 0.0);
+  reduce_.assign(Rz + 2, 0.0);
+  zx_.assign(Rz, 0.0);
   hx_.assign(R, 0.0);
-  scratch_.assign(R, 0.0);
+  scratch_.assign(Rz, 0.0);
   factor_all();
 }
 
@@ -216,27 +217,26 @@ void SketchedNewton::add_to_ubar(const LocalRow& x, double a) noexcept { add_sca
 // ---- The step ---------------------------------------------------------------------------------------
 
 SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
-  const index_t R = rows_;
-  // The example's one Allreduce: [Y_p x_p, ū_pᵀx_p, ‖x_p‖²] (DESIGN.md §3).
+  const index_t R = rows_, Rz = basis_;
+  // The example's one Allreduce: [Z_p x_p, ū_pᵀx_p, ‖x_p‖²] (DESIGN.md §3).
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
-  sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(R)));
-  reduce_[R] = local_dot(ubar_, x);
-  reduce_[R + 1] = x.local_norm2();
+  sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));
+  reduce_[Rz] = local_dot(ubar_, x);
+  reduce_[Rz + 1] = x.local_norm2();
   comm().allreduce_sum(reduce_);
   Projection p;
-  p.ux = reduce_[R];
-  p.xx = reduce_[R + 1];
-  for (index_t i = 0; i < R; ++i) {
-    yx_[i] = reduce_[i];
-    p.ux += c_[i] * yx_[i];  // uᵀx = ūᵀx + cᵀ(Y x)
+  p.ux = reduce_[Rz];
+  p.xx = reduce_[Rz + 1];
+  for (index_t i = 0; i < Rz; ++i) {
+    zx_[i] = reduce_[i];
+    p.ux += c_[i] * zx_[i];  // uᵀx = ūᵀx + cᵀ(Z x)
   }
   if (!std::isfinite(p.ux) || !std::isfinite(p.xx))
     throw NumericError(name() + ": the score uᵀx is not finite");
   p.tau = tau_c(p.ux, options_.C);
   if (p.tau == 0.0 || p.xx == 0.0) return p;
-  // SON Alg. 1 line 5 / Lemma 1: γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂) with x̂ = Bx = row_scale ∘ (Y x).
-  const auto scale = sketch_->row_scale();
-  for (index_t i = 0; i < R; ++i) hx_[i] = scale[i] * yx_[i];
+  // SON Alg. 1 line 5 / Lemma 1: γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂) with x̂ = Bx = M(Z x).
+  sketch_->mix(zx_, hx_);
   forward(hx_);  // L⁻¹x̂, so x̂ᵀHx̂ = ‖L⁻¹x̂‖²
   double q = 0.0;
   for (index_t i = 0; i < R; ++i) q += hx_[i] * hx_[i];
@@ -249,18 +249,18 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
 }
 
 StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
-  const index_t R = rows_;
+  const index_t Rz = basis_;
   Sketch& sk = *sketch_;
   const Projection pr = project(x);
   // ū collects multiples of x (projection, β of the insertion, Woodbury term) and takes them in one
-  // pass at the end; Yᵀc is folded in only before a restructuring insertion.
+  // pass at the end; Zᵀc is folded in only before a restructuring insertion.
   double kappa = 0.0;
   double prediction = pr.ux;
   if (pr.gamma != 0.0) {
-    // w = u − γ(x − BᵀHx̂): ū −= γx, c += γ row_scale ∘ (Hx̂). Prediction wᵀx = uᵀx − τ = ±C.
-    const auto scale = sk.row_scale();
+    // w = u − γ(x − BᵀHx̂): ū −= γx, c += γ Mᵀ(Hx̂). Prediction wᵀx = uᵀx − τ = ±C.
     kappa -= pr.gamma;
-    for (index_t i = 0; i < R; ++i) c_[i] += pr.gamma * scale[i] * hx_[i];
+    sk.mix_transpose(hx_, scratch_);
+    for (index_t i = 0; i < Rz; ++i) c_[i] += pr.gamma * scratch_[i];
     prediction = pr.ux - pr.tau;
     ++projections_;
   }
@@ -281,22 +281,22 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
   if (gscale != 0.0) {
     const bool restructures = sk.next_insert_restructures();
     if (restructures) {
-      // A shrink rewrites every row: fold u = ū + Yᵀc into ū first (Sketch::next_insert_restructures).
+      // A shrink rewrites every row: fold u = ū + Zᵀc into ū first (Sketch::next_insert_restructures).
       sk.add_local_transpose_product(c_, ubar_);
       std::fill(c_.begin(), c_.end(), 0.0);
     }
     slot = fd_ != nullptr ? fd_->filled() : -1;
-    // ĝ's local slice (a scaled copy of x), Y ĝ = gscale · Y x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
+    // ĝ's local slice (a scaled copy of x), Z ĝ = gscale · Z x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
     const auto xv = x.values();
     ADASKETCH_REQUIRE(xv.size() <= ghat_.size(), "the example has more local entries than local features");
     for (std::size_t n = 0; n < xv.size(); ++n) ghat_[n] = gscale * xv[n];
     const std::span<const double> gv(ghat_.data(), xv.size());
     const LocalRow ghat = x.is_dense() ? LocalRow::dense(gv) : LocalRow::sparse(x.indices(), gv);
-    for (index_t i = 0; i < R; ++i) yg_[i] = gscale * yx_[i];
-    sk.insert(ghat, yg_, gscale * gscale * pr.xx);
-    // Carry u = ū + Yᵀc and Y x through the insertion (Sketch::update_coefficients, update_product).
-    kappa += sk.update_coefficients(c_) * gscale;  // Y_oldᵀc = Y_newᵀc' + β ĝ
-    sk.update_product(yx_, gscale * pr.xx);         // yx_ = Y_new x
+    for (index_t i = 0; i < Rz; ++i) zg_[i] = gscale * zx_[i];
+    sk.insert(ghat, zg_, gscale * gscale * pr.xx);
+    // Carry u = ū + Zᵀc and Z x through the insertion (Sketch::update_coefficients, update_product).
+    kappa += sk.update_coefficients(c_, ubar_, 1) * gscale;  // Z_oldᵀc = Z_newᵀc' + β ĝ + (retired rows)
+    sk.update_product(zx_, gscale * pr.xx);                  // zx_ = Z_new x
     if (fd_ != nullptr && !restructures) {
       factor_row(slot);  // only row `slot` of the Gram changed, α did not
       in_row_space = true;
@@ -307,21 +307,22 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
 
   // SON Alg. 1 line 9 / RFD-SON Alg. 5 line 10: u_{t+1} = w_t − A_t⁻¹g_t, A_t = α_tI + B_tᵀB_t.
   if (in_row_space) {
-    // Row `slot` of Y = B is ĝ = root·g, so g = Bᵀe_slot/root and A⁻¹g = Bᵀ(αI + BBᵀ)⁻¹e_slot/root.
+    // Row `slot` of B is ĝ = root·g, so g = Bᵀe_slot/root and A⁻¹g = Bᵀ(αI + BBᵀ)⁻¹e_slot/root.
     std::fill(solve_.begin(), solve_.end(), 0.0);
     solve_[slot] = 1.0;
     forward(solve_);
     backward(solve_);
-    for (index_t i = 0; i < R; ++i) c_[i] -= solve_[i] / root;
+    sk.mix_transpose(solve_, scratch_);
+    for (index_t i = 0; i < Rz; ++i) c_[i] -= scratch_[i] / root;
   } else {
-    // Woodbury: A⁻¹g = (g − BᵀHBg)/α with Bg = ℓ' row_scale ∘ (Y_new x): ū −= (ℓ'/α)x,
-    // c += row_scale ∘ (H Bg)/α.
-    const auto scale = sk.row_scale();
+    // Woodbury: A⁻¹g = (g − BᵀHBg)/α with Bg = ℓ' M(Z_new x): ū −= (ℓ'/α)x, c += Mᵀ(H Bg)/α.
     const double a = factor_alpha_;
-    for (index_t i = 0; i < R; ++i) solve_[i] = dl * scale[i] * yx_[i];
+    sk.mix(zx_, solve_);
+    for (double& v : solve_) v *= dl;
     forward(solve_);
     backward(solve_);
-    for (index_t i = 0; i < R; ++i) c_[i] += scale[i] * solve_[i] / a;
+    sk.mix_transpose(solve_, scratch_);
+    for (index_t i = 0; i < Rz; ++i) c_[i] += scratch_[i] / a;
     kappa -= dl / a;
   }
   add_to_ubar(x, kappa);
@@ -333,7 +334,7 @@ void SketchedNewton::add_local_scores(const LocalRow& x, std::span<double> out) 
   if (std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
     std::fill(scratch_.begin(), scratch_.end(), 0.0);
     sketch_->add_local_product(x, scratch_);
-    for (index_t i = 0; i < rows_; ++i) s += c_[i] * scratch_[i];
+    for (index_t i = 0; i < basis_; ++i) s += c_[i] * scratch_[i];
   }
   out[0] += s;
 }
@@ -349,14 +350,14 @@ void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out)
   ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
                                                     std::to_string(ubar_.size()));
   const Projection pr = project(x);
-  const auto scale = sketch_->row_scale();
-  std::copy(c_.begin(), c_.end(), scratch_.begin());
+  std::vector<double> c(c_);
   std::copy(ubar_.begin(), ubar_.end(), out.begin());
   if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂), as in do_step
-    for (index_t i = 0; i < rows_; ++i) scratch_[i] += pr.gamma * scale[i] * hx_[i];
+    sketch_->mix_transpose(hx_, scratch_);
+    for (index_t i = 0; i < basis_; ++i) c[i] += pr.gamma * scratch_[i];
     add_scaled(x, -pr.gamma, out);
   }
-  sketch_->add_local_transpose_product(scratch_, out);
+  sketch_->add_local_transpose_product(c, out);
 }
 
 std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, index_t dim, const LearnerSpec& spec) {

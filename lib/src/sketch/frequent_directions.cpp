@@ -23,7 +23,7 @@ FrequentDirections::FrequentDirections(const Communicator& comm, index_t dim,
 
 FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPartition& partition,
                                        const FrequentDirectionsOptions& options)
-    : Sketch(comm, partition, options.ell, buffer_rows(options)),
+    : Sketch(comm, partition, options.ell, buffer_rows(options), buffer_rows(options), SketchForm::dense),
       options_(options),
       alpha_(options.regularized ? options.alpha0 : 0.0),
       eigen_(static_cast<int>(buffer_rows(options))) {
@@ -86,7 +86,7 @@ void FrequentDirections::update_product(std::span<double> yz, double az) const {
   std::copy(product_scratch_.begin(), product_scratch_.end(), yz.begin());
 }
 
-double FrequentDirections::update_coefficients(std::span<double> c) const {
+double FrequentDirections::update_coefficients(std::span<double> c, std::span<double>, index_t) const {
   ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
   if (last_shrunk_) {
     for (index_t i = 0; i < rows(); ++i)

@@ -14,7 +14,7 @@ OjaSketch::OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptio
     : OjaSketch(comm, BlockPartition(dim, comm.size()), options) {}
 
 OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, const OjaSketchOptions& options)
-    : Sketch(comm, columns, options.ell, options.ell), options_(options) {
+    : Sketch(comm, columns, options.ell, options.ell, options.ell, SketchForm::dense), options_(options) {
   ADASKETCH_REQUIRE(options.ell <= columns.dim(),
                     "ell = " + std::to_string(options.ell) + ", dim = " + std::to_string(columns.dim()));
   ADASKETCH_REQUIRE(options.gamma > 0.0 && options.gamma <= 1.0, "gamma = " + std::to_string(options.gamma));
@@ -122,7 +122,7 @@ void OjaSketch::update_product(std::span<double> yz, double az) const {
   }
 }
 
-double OjaSketch::update_coefficients(std::span<double> c) const {
+double OjaSketch::update_coefficients(std::span<double> c, std::span<double>, index_t) const {
   const index_t R = rows();
   double qc = 0.0;
   for (index_t i = 0; i < R; ++i) qc += q_[i] * c[i];

@@ -14,7 +14,7 @@ RandomProjection::RandomProjection(const Communicator& comm, index_t dim, const 
 
 RandomProjection::RandomProjection(const Communicator& comm, const BlockPartition& partition,
                                    const RandomProjectionOptions& options)
-    : Sketch(comm, partition, options.ell, options.ell), options_(options), rng_(options.seed) {
+    : Sketch(comm, partition, options.ell, options.ell, options.ell, SketchForm::dense), options_(options), rng_(options.seed) {
   ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
   if (options_.gram_refresh == 0) options_.gram_refresh = options.ell;
   r_.assign(static_cast<std::size_t>(options.ell), 0.0);
@@ -55,7 +55,7 @@ void RandomProjection::update_product(std::span<double> yz, double az) const {
   for (index_t i = 0; i < rows(); ++i) yz[i] += r_[i] * az;
 }
 
-double RandomProjection::update_coefficients(std::span<double> c) const {
+double RandomProjection::update_coefficients(std::span<double> c, std::span<double>, index_t) const {
   double rc = 0.0;
   for (index_t i = 0; i < rows(); ++i) rc += r_[i] * c[i];
   return -rc;

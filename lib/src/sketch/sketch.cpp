@@ -12,27 +12,46 @@
 
 namespace adasketch {
 
-Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows)
-    : comm_(comm), partition_(partition), ell_(ell), rows_(rows), local_dim_(0) {
+std::string to_string(SketchForm form) { return form == SketchForm::dense ? "dense" : "sparse"; }
+
+SketchForm parse_sketch_form(const std::string& name) {
+  if (name == "dense") return SketchForm::dense;
+  if (name == "sparse") return SketchForm::sparse;
+  throw InvalidArgument("unknown sketch form '" + name + "' (expected dense or sparse)");
+}
+
+Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows,
+               index_t basis_rows, SketchForm form)
+    : comm_(comm), partition_(partition), ell_(ell), rows_(rows), basis_rows_(basis_rows), local_dim_(0), form_(form) {
   ADASKETCH_REQUIRE(partition.parts() == comm.size(), "partition has " + std::to_string(partition.parts()) +
                                                           " parts for " + std::to_string(comm.size()) + " ranks");
   ADASKETCH_REQUIRE(ell >= 1, "ell = " + std::to_string(ell));
   ADASKETCH_REQUIRE(rows >= ell, "rows = " + std::to_string(rows));
+  ADASKETCH_REQUIRE(basis_rows >= rows && (form == SketchForm::sparse || basis_rows == rows),
+                    "basis_rows = " + std::to_string(basis_rows));
   local_dim_ = partition_.size(comm.rank());
-  // The local buffer holds d_p × R doubles and the Gram R × R: the products must not overflow.
+  // The local buffer holds d_p × R_z doubles and the Gram R × R: the products must not overflow.
   // Beyond std::vector's limit, throw what the vector itself would throw for the exact size.
   constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);
-  if (rows > kMaxEntries / rows || local_dim_ > kMaxEntries / rows)
-    throw std::length_error("sketch of " + std::to_string(rows) + " rows × " + std::to_string(local_dim_) +
+  if (basis_rows > kMaxEntries / basis_rows || local_dim_ > kMaxEntries / basis_rows)
+    throw std::length_error("sketch of " + std::to_string(basis_rows) + " rows × " + std::to_string(local_dim_) +
                             " local features: more than memory can address");
-  stored_.assign(static_cast<std::size_t>(local_dim_ * rows_), 0.0);
+  stored_.assign(static_cast<std::size_t>(local_dim_ * basis_rows_), 0.0);
   gram_.assign(static_cast<std::size_t>(rows_ * rows_), 0.0);
   row_scale_.assign(static_cast<std::size_t>(rows_), 1.0);
-  reduce_buffer_.assign(static_cast<std::size_t>(rows_ + 1), 0.0);
+  reduce_buffer_.assign(static_cast<std::size_t>(basis_rows_ + 1), 0.0);
+}
+
+void Sketch::mix(std::span<const double> z, std::span<double> out) const {
+  for (index_t i = 0; i < rows_; ++i) out[i] = row_scale_[i] * z[i];
+}
+
+void Sketch::mix_transpose(std::span<const double> v, std::span<double> out) const {
+  for (index_t i = 0; i < rows_; ++i) out[i] = row_scale_[i] * v[i];
 }
 
 void Sketch::add_local_product(const LocalRow& a, std::span<double> out) const {
-  const int r = static_cast<int>(rows_);
+  const int r = static_cast<int>(basis_rows_);
   if (a.is_dense()) {
     ADASKETCH_REQUIRE(static_cast<index_t>(a.values().size()) == local_dim_,
                       "dense row has " + std::to_string(a.values().size()) + " local entries");
@@ -45,53 +64,67 @@ void Sketch::add_local_product(const LocalRow& a, std::span<double> out) const {
   const auto idx = a.indices();
   const auto val = a.values();
   for (std::size_t k = 0; k < idx.size(); ++k) {
-    const double* feature = stored_.data() + idx[k] * rows_;
+    const double* feature = stored_.data() + idx[k] * basis_rows_;
     const double v = val[k];
-    for (index_t i = 0; i < rows_; ++i) out[i] += v * feature[i];
+    for (index_t i = 0; i < basis_rows_; ++i) out[i] += v * feature[i];
   }
 }
 
 void Sketch::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
   if (local_dim_ == 0) return;
-  const int r = static_cast<int>(rows_);
+  const int r = static_cast<int>(basis_rows_);
   cblas_dgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(local_dim_), r, 1.0, stored_.data(), r, c.data(), 1,
               1.0, out.data(), 1);
 }
 
 void Sketch::copy_local_block(std::span<double> out) const {
   ADASKETCH_REQUIRE(static_cast<index_t>(out.size()) >= local_dim_ * rows_, "out is too small");
-  for (index_t j = 0; j < local_dim_; ++j)
-    for (index_t i = 0; i < rows_; ++i) out[j * rows_ + i] = row_scale_[i] * stored_[j * rows_ + i];
+  const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_rows_);
+  for (std::size_t j = 0; j < static_cast<std::size_t>(local_dim_); ++j)
+    mix(std::span<const double>(stored_).subspan(j * Rz, Rz), out.subspan(j * R, R));
 }
 
-void Sketch::insert(const LocalRow& a, std::span<const double> ya, double aa) {
-  ADASKETCH_REQUIRE(static_cast<index_t>(ya.size()) >= rows_, "ya has " + std::to_string(ya.size()) + " entries");
+void Sketch::insert(const LocalRow& a, std::span<const double> za, double aa) {
+  ADASKETCH_REQUIRE(static_cast<index_t>(za.size()) >= basis_rows_, "za has " + std::to_string(za.size()) + " entries");
   if (!std::isfinite(aa)) throw NumericError(name() + " sketch: inserted row has a non-finite entry (‖a‖² = " + std::to_string(aa) + ")");
-  for (index_t i = 0; i < rows_; ++i)
-    if (!std::isfinite(ya[i])) throw NumericError(name() + " sketch: non-finite product Y·a");
-  do_insert(a, ya, aa);
+  for (index_t i = 0; i < basis_rows_; ++i)
+    if (!std::isfinite(za[i])) throw NumericError(name() + " sketch: non-finite product Z·a");
+  do_insert(a, za, aa);
   ++inserted_;
 }
 
 void Sketch::insert(const LocalRow& a) {
   std::fill(reduce_buffer_.begin(), reduce_buffer_.end(), 0.0);
   add_local_product(a, reduce_buffer_);
-  reduce_buffer_[rows_] = a.local_norm2();
+  reduce_buffer_[basis_rows_] = a.local_norm2();
   comm_.allreduce_sum(reduce_buffer_);
-  insert(a, std::span<const double>(reduce_buffer_).first(rows_), reduce_buffer_[rows_]);
+  insert(a, std::span<const double>(reduce_buffer_).first(basis_rows_), reduce_buffer_[basis_rows_]);
 }
 
 void Sketch::state_fields(StateFields& fields) {
   fields.integer("sketch.inserted", inserted_);
   fields.array("sketch.gram", gram_);
   fields.array("sketch.row_scale", row_scale_);
-  fields.block("sketch.stored", partition_, comm_.rank(), rows_, stored_);
+  fields.block("sketch.stored", partition_, comm_.rank(), basis_rows_, stored_);
   add_state_fields(fields);
 }
 
 void Sketch::swap_stored(std::vector<double>& other) {
   ADASKETCH_REQUIRE(other.size() == stored_.size(), "other.size() = " + std::to_string(other.size()));
   stored_.swap(other);
+}
+
+void Sketch::basis_gram(std::span<double> out) const {
+  const index_t n = basis_rows_;
+  std::fill(out.begin(), out.begin() + n * n, 0.0);
+  if (local_dim_ > 0) {
+    const int r = static_cast<int>(n);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, r, static_cast<int>(local_dim_), 1.0, stored_.data(), r, 0.0,
+                out.data(), r);
+    for (index_t i = 0; i < n; ++i)
+      for (index_t j = 0; j < i; ++j) out[j * n + i] = out[i * n + j];
+  }
+  comm_.allreduce_sum(out.first(static_cast<std::size_t>(n * n)));
 }
 
 void Sketch::recompute_gram(index_t active_rows) {

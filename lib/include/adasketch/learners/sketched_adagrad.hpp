@@ -22,18 +22,19 @@
 // entries stay on its owner). ADA-DP sketches x (dimension d) and applies H ⊗ I_K: each class column
 // of W takes the step of ADA-DP Alg. 2 for its own gradient x·∂ℓ/∂p_k.
 //
-// Lazy weights (DESIGN.md §3): w = w̄ + Yᵀc (gradient sketches, c ∈ R^R) or W = W̄ + YᵀC (data sketch,
-// C ∈ R^{R×K}), with Y the stored sketch rows (B = diag(row_scale)·Y). One step:
-//   1. one Allreduce of [Y(x⊗e_k) for k < K, w̄ᵀ(x⊗e_k) for k < K, ‖x‖²] (R·K + K + 1 numbers; R + K + 1
-//      for the data sketch): the scores p_k = w̄ᵀ(x⊗e_k) + cᵀY(x⊗e_k) and Yg = Σ_k ∂ℓ/∂p_k Y(x⊗e_k),
-//      ‖g‖² = ‖x‖²‖∂ℓ/∂p‖²;
-//   2. mirror descent: if the insertion will restructure the sketch (an FD shrink), fold w̄ += Yᵀc,
-//      c = 0; insert g (or x); c ← c' with Y_oldᵀc = Y_newᵀc' + βg, w̄ += βg; then
-//      w̄ −= (η/δ)g and c += (η/δ)·s∘P(s∘Y_new g)  (s = row_scale);
-//   3. dual averaging keeps w̄ = −(η/δ)ḡ and Yw̄ through the insertions (update_product, with
-//      gᵀw̄ = Σ_k ∂ℓ/∂p_k w̄ᵀ(x⊗e_k) from the same Allreduce) and sets c = −s∘P(s∘Yw̄): no fold.
-// Between shrinks a step touches O(R·s·K) sketch entries for s local nonzeros, and reads the sketch
-// once for a dense example. Nothing is allocated per example.
+// Lazy weights (DESIGN.md §3): w = w̄ + Zᵀc (gradient sketches, c ∈ R^{R_z}) or W = W̄ + ZᵀC (data
+// sketch, C ∈ R^{R_z×K}), with B = M·Z the sketch's stored basis Z and mixing M (Sketch). One step:
+//   1. one Allreduce of [Z(x⊗e_k) for k < K, w̄ᵀ(x⊗e_k) for k < K, ‖x‖²] (R_z·K + K + 1 numbers;
+//      R_z + K + 1 for the data sketch): the scores p_k = w̄ᵀ(x⊗e_k) + cᵀZ(x⊗e_k) and
+//      Zg = Σ_k ∂ℓ/∂p_k Z(x⊗e_k), ‖g‖² = ‖x‖²‖∂ℓ/∂p‖²;
+//   2. mirror descent: if the insertion will restructure the sketch (a dense FD shrink), fold
+//      w̄ += Zᵀc, c = 0; insert g (or x); c ← c' with Z_oldᵀc = Z_newᵀc' + βg + r (r: rows the sketch
+//      retired, added to w̄ by the sketch), w̄ += βg; then w̄ −= (η/δ)g and c += (η/δ)·MᵀP(M Z_new g);
+//   3. dual averaging keeps w̄ = −(η/δ)ḡ and Zw̄ through the insertions (update_product, with
+//      gᵀw̄ = Σ_k ∂ℓ/∂p_k w̄ᵀ(x⊗e_k) from the same Allreduce) and sets c = −MᵀP(M Zw̄): no fold.
+// A step touches O(R_z·s·K) sketch entries for s local nonzeros plus O(R³) for P (between dense FD
+// shrinks, or always with the sparse form, SketchForm::sparse), and reads the sketch once for a
+// dense example. Nothing is allocated per example.
 //
 // A zero gradient (∂ℓ/∂p = 0, or x = 0) leaves a gradient sketch, w̄ and c unchanged and is not
 // inserted, so the t-th *inserted* gradient of ADA-GP draws the random vector r_t (the same law as
@@ -96,7 +97,7 @@ class SketchedAdaGrad final : public Learner {
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
-  /// w̄, c (and Yw̄ for dual averaging), then the sketch's fields.
+  /// w̄, c (and Zw̄ for dual averaging), then the sketch's fields.
   void add_state_fields(StateFields& fields) override;
 
  private:
@@ -104,16 +105,16 @@ class SketchedAdaGrad final : public Learner {
   bool dual_averaging() const noexcept { return options_.form == SketchedAdaGradOptions::Form::dual_averaging; }
   /// Throws InvalidArgument unless x fits this rank's block.
   void check_row(const LocalRow& x) const;
-  /// out[k·R + i] += (Y_p (x_p ⊗ e_k))_i for k < K (gradient sketches), or out[i] += (Y_p x_p)_i (data).
+  /// out[k·R_z + i] += (Z_p (x_p ⊗ e_k))_i for k < K (gradient sketches), or out[i] += (Z_p x_p)_i (data).
   void add_local_products(const LocalRow& x, std::span<double> out) const;
   /// out[k] += w̄_pᵀ(x_p ⊗ e_k).
   void add_local_lazy_dots(const LocalRow& x, std::span<double> out) const;
-  /// w̄ += Yᵀc (or W̄ += YᵀC) and c = 0: before an insertion that restructures the sketch.
+  /// w̄ += Zᵀc (or W̄ += ZᵀC) and c = 0: before an insertion that restructures the sketch.
   void fold();
   /// Eigendecomposes the current Gram (unless it is diagonal) and sets the weights
   /// φ_i = 1/(σ_i(δ+σ_i)) of P.
   void factor_gram();
-  /// out = s∘P(s∘v) with the last factor_gram().
+  /// out = MᵀP(M v) for v ∈ R^{R_z} with the last factor_gram().
   void apply_p(std::span<const double> v, std::span<double> out);
   void step_gradient_sketch(const LocalRow& x, std::span<const double> products, std::span<const double> lazy_dots,
                             double xx);
@@ -123,15 +124,17 @@ class SketchedAdaGrad final : public Learner {
   SketchedAdaGradOptions options_;
   std::unique_ptr<Sketch> sketch_;
   index_t rows_ = 0;     ///< R: sketch rows (ℓ, or 2ℓ for fast FD)
+  index_t basis_ = 0;    ///< R_z: rows of the sketch's stored basis Z (entries of c, of Z·x)
   index_t classes_ = 1;  ///< K
   index_t dp_ = 0;       ///< local features d_p
   SymmetricEigen eigen_;
   index_t rank_ = 0;     ///< eigenpairs kept by the last factor_gram()
   bool diagonal_ = false;  ///< the last Gram was diagonal: phi_[r] belongs to row r, no eigenvectors
-  std::vector<double> phi_, z_, q_, projected_;  ///< P's weights, scratch, s∘P(s∘v), Y·g (or Y·x)
+  std::vector<double> phi_, z_, mixed_;  ///< P's weights (R), scratch (R), B-space scratch (R)
+  std::vector<double> q_, projected_;    ///< MᵀP(Mv), Z·g (or Z·x), R_z entries
   std::vector<double> lazy_;      ///< w̄ (d_p × K, feature-major); dual averaging: −(η/δ)ḡ
   std::vector<double> coef_;      ///< c (R), or C class-major (K × R) for the data sketch
-  std::vector<double> dual_;      ///< dual averaging: Yw̄ (R), or YW̄ class-major (K × R)
+  std::vector<double> dual_;      ///< dual averaging: Zw̄ (R_z), or ZW̄ class-major (K × R_z)
   std::vector<double> reduce_;    ///< the step's Allreduce buffer
   std::vector<double> scores_, dscores_;
   std::vector<double> g_values_;  ///< the gradient x ⊗ ∂ℓ/∂p as a local row (dense or sparse)

@@ -11,13 +11,15 @@
 //   loss        g_t = ℓ'(w_tᵀx) x, ĝ_t = sqrt(σ + η_t) g_t inserted into the sketch (Alg. 1 lines 7–8);
 //   Newton      u_{t+1} = w_t − A_t⁻¹g_t = w_t − (g_t − B_tᵀH_tB_tg_t)/α_t   (Woodbury, Alg. 1 line 9).
 //
-// Cost (DESIGN.md §3): the weights are kept lazily as u = ū + Yᵀc (B = diag(row_scale)·Y is the
-// sketch's stored form, c ∈ R^R identical on every rank), so one example costs ONE Allreduce of R + 2
-// numbers [Y x, ūᵀx, ‖x‖²], reads the sketch once (Y x) between FD shrinks, and touches O(R·s) sketch
-// entries and s weights for s local nonzeros, plus O(R²) for the triangular solves with the cached
-// Cholesky factor of α I + BBᵀ (O(R²) to update after an FD insertion that fills a free row; O(R³)
-// after a shrink, an RP or an Oja update). Yᵀc is folded into ū only before an insertion that rewrites
-// every stored row (an FD shrink). The per-example path does not allocate.
+// Cost (DESIGN.md §3): the weights are kept lazily as u = ū + Zᵀc (B = M·Z is the sketch's stored
+// basis Z and small mixing M, Sketch; c ∈ R^{R_z} identical on every rank), so one example costs ONE
+// Allreduce of R_z + 2 numbers [Z x, ūᵀx, ‖x‖²], reads the sketch once (Z x), and touches O(R_z·s)
+// sketch entries and s weights for s local nonzeros, plus O(R·R_z) for the mixing and O(R²) for the
+// triangular solves with the cached Cholesky factor of α I + BBᵀ (O(R²) to update after an FD insertion
+// that fills a free row; O(R³) after a shrink, an RP or an Oja update). With the dense form of an FD
+// sketch, Zᵀc is folded into ū before an insertion that rewrites every stored row (a shrink): O(R·d/P);
+// the sparse form (SketchForm::sparse) never folds except before its rare rebase, so a sparse example
+// costs time independent of d (SON §4, App. G). The per-example path does not allocate.
 //
 // Choices (documented deviations and edge cases):
 //   - α must be > 0, also α₀ for RFD-SON: with α₀ = 0, A_t = BᵀB is singular before the first
@@ -89,7 +91,7 @@ class SketchedNewton final : public Learner {
 
   /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son.
   std::string name() const override;
-  /// Local: out[j] = u[begin + j], the slice of u = ū + Yᵀc (the weights before the next projection).
+  /// Local: out[j] = u[begin + j], the slice of u = ū + Zᵀc (the weights before the next projection).
   void weights(std::span<double> out) const override;
   /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule and (rp, oja) the seed.
   LearnerSpec spec() const override;
@@ -118,7 +120,7 @@ class SketchedNewton final : public Learner {
   struct Projection {
     double ux = 0.0, xx = 0.0, tau = 0.0, gamma = 0.0;
   };
-  /// The one Allreduce and the projection coefficients; leaves Y x in yx_ and, when gamma ≠ 0,
+  /// The one Allreduce and the projection coefficients; leaves Z x in zx_ and, when gamma ≠ 0,
   /// H x̂ in hx_.
   Projection project(const LocalRow& x) const;
   /// Cholesky factor of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
@@ -135,13 +137,14 @@ class SketchedNewton final : public Learner {
   std::unique_ptr<Sketch> sketch_;
   const FrequentDirections* fd_ = nullptr;  // the sketch when it is an FD/RFD sketch
   bool regularized_ = false;                // α from the sketch (RFD)
-  index_t rows_ = 0;
+  index_t rows_ = 0;   // R: rows of B (and of the factor)
+  index_t basis_ = 0;  // R_z: rows of the sketch's stored basis Z (and entries of c)
   index_t projections_ = 0;
   double factor_alpha_ = 0.0;               // α of the factorized matrix
   double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
-  std::vector<double> ubar_, c_, factor_, ghat_, yg_, solve_;
-  mutable std::vector<double> reduce_, yx_, hx_, scratch_;
+  std::vector<double> ubar_, c_, factor_, ghat_, zg_, solve_;
+  mutable std::vector<double> reduce_, zx_, hx_, scratch_;
 };
 
 }  // namespace adasketch

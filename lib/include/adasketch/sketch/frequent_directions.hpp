@@ -43,7 +43,7 @@ class FrequentDirections final : public Sketch {
 
   bool next_insert_restructures() const noexcept override { return filled_ + 1 == rows(); }
   void update_product(std::span<double> yz, double az) const override;
-  double update_coefficients(std::span<double> c) const override;
+  double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
 
  private:
   void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;

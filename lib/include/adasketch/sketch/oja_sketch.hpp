@@ -25,7 +25,7 @@ class OjaSketch final : public Sketch {
   std::string name() const override { return "oja"; }
   /// V_new = L⁻¹(V_old + q aᵀ): V_new z = L⁻¹(V_old z + q aᵀz); V_oldᵀc = V_newᵀ(Lᵀc) − (qᵀc) a.
   void update_product(std::span<double> yz, double az) const override;
-  double update_coefficients(std::span<double> c) const override;
+  double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
   const OjaSketchOptions& options() const noexcept { return options_; }
   /// Current eigenvalue estimates Λ (ℓ entries).
   std::span<const double> eigenvalues() const noexcept { return lambda_; }

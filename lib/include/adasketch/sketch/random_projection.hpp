@@ -21,7 +21,7 @@ class RandomProjection final : public Sketch {
   std::string name() const override { return "rp"; }
   /// Y_new = Y_old + r aᵀ: Y_new z = Y_old z + r (aᵀz); Y_oldᵀc = Y_newᵀc − (rᵀc) a.
   void update_product(std::span<double> yz, double az) const override;
-  double update_coefficients(std::span<double> c) const override;
+  double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
   const RandomProjectionOptions& options() const noexcept { return options_; }
 
  private:

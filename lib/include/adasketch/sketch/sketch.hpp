@@ -2,11 +2,20 @@
 // The interface every sketch shares (DESIGN.md §2–3). A sketch keeps B ∈ R^{R×d} with
 // BᵀB ≈ AᵀA for the rows a_t fed to it (plus αI for the regularized sketches).
 //
-// Distribution: each rank stores the columns of its feature block, feature-major (a feature's R
-// entries contiguous). B is represented as B = diag(row_scale) · Y, where Y is what the rank stores
-// (row_scale is all ones except for Oja's sketch, whose stored rows are orthonormal directions).
-// Products needed by an insertion are Y·a, so a learner can fold them into the one Allreduce it
-// does per example: compute add_local_product() on its own buffer, reduce, call insert().
+// Representation: B = M·Z, where Z ∈ R^{R_z×d} is the stored basis and M ∈ R^{R×R_z} a small mixing
+// matrix replicated on every rank. Each rank stores the columns of Z of its feature block,
+// feature-major (a feature's R_z entries contiguous), so a sparse row's product Z·a reads s short
+// rows. Two forms (SketchForm):
+//   dense   R_z = R and M = diag(row scales): B's rows are stored explicitly (Oja's sketch scales
+//           orthonormal rows); an FD shrink rewrites every stored row, O(R²d/P). Best for dense rows.
+//   sparse  Z changes only on the support of the inserted rows; shrinks, re-orthonormalizations
+//           and rotations act on M (SON §4 and App. G–H: B = (D F Z; G)). A sparse row costs time
+//           independent of d; a rare exact refresh (rebase) costs O(R²d/P).
+// Both forms give the same B up to round-off.
+//
+// Learners keep weights lazily as w = w̄ + Zᵀc with c ∈ R^{R_z} (DESIGN.md §3): products Z·x come
+// from the one Allreduce a learner does per example (add_local_product on its own buffer), B·x is
+// then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v).
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +28,13 @@
 
 namespace adasketch {
 
+/// How a sketch stores B (see above).
+enum class SketchForm { dense, sparse };
+/// "dense" or "sparse".
+std::string to_string(SketchForm form);
+/// The inverse of to_string; throws InvalidArgument naming the value.
+SketchForm parse_sketch_form(const std::string& name);
+
 class Sketch {
  public:
   virtual ~Sketch() = default;
@@ -27,10 +43,13 @@ class Sketch {
 
   /// Short method name ("fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja").
   virtual std::string name() const = 0;
+  SketchForm form() const noexcept { return form_; }
 
   index_t ell() const noexcept { return ell_; }
-  /// Rows of the stored buffer: ℓ, or 2ℓ for the fast (doubled-space) variants.
+  /// R, the rows of B: ℓ, or 2ℓ for the fast (doubled-space) variants.
   index_t rows() const noexcept { return rows_; }
+  /// R_z, the rows of the stored basis Z (R for the dense form).
+  index_t basis_rows() const noexcept { return basis_rows_; }
   index_t local_dim() const noexcept { return local_dim_; }
   const BlockPartition& partition() const noexcept { return partition_; }
   const Communicator& comm() const noexcept { return comm_; }
@@ -39,69 +58,81 @@ class Sketch {
 
   /// The Gram BBᵀ, rows()×rows() row-major; identical on every rank.
   std::span<const double> gram() const noexcept { return gram_; }
-  /// B = diag(row_scale) · Y; all ones except for Oja's sketch.
-  std::span<const double> row_scale() const noexcept { return row_scale_; }
   /// The scalar of αI + BᵀB (regularized FD); 0 for the other sketches.
   virtual double alpha() const noexcept { return 0.0; }
   /// α₀: αI + BᵀB approximates α₀I + AᵀA (regularized FD); 0 for the other sketches.
   virtual double alpha0() const noexcept { return 0.0; }
 
-  /// out[0..rows()) += Y_p a_p, the local part of Y·a (sum over ranks to get Y·a).
+  /// out[0..rows()) = M z for z ∈ R^{basis_rows()}: B a from Z a.
+  virtual void mix(std::span<const double> z, std::span<double> out) const;
+  /// out[0..basis_rows()) = Mᵀ v for v ∈ R^{rows()}: Bᵀv = Zᵀ(Mᵀv).
+  virtual void mix_transpose(std::span<const double> v, std::span<double> out) const;
+
+  /// out[0..basis_rows()) += Z_p a_p, the local part of Z·a (sum over ranks to get Z·a).
   void add_local_product(const LocalRow& a, std::span<double> out) const;
-  /// out[0..local_dim()) += Y_pᵀ c for c ∈ R^{rows()}: the local slice of Yᵀc (Bᵀc = Yᵀ(row_scale ∘ c)).
+  /// out[0..local_dim()) += Z_pᵀ c for c ∈ R^{basis_rows()}: the local slice of Zᵀc.
   void add_local_transpose_product(std::span<const double> c, std::span<double> out) const;
-  /// Writes the local block of B (not Y), feature-major: out[j*rows() + i] = B[i, begin + j].
+  /// Writes the local block of B, feature-major: out[j*rows() + i] = B[i, begin + j].
   void copy_local_block(std::span<double> out) const;
 
-  /// Inserts row a given ya = Y·a (already summed over ranks, rows() entries) and aa = ‖a‖²
-  /// (summed). Collective only when the sketch must re-orthogonalize or shrink.
-  void insert(const LocalRow& a, std::span<const double> ya, double aa);
-  /// Convenience form: computes Y·a and ‖a‖² with one Allreduce of rows()+1 numbers, then inserts.
+  /// Inserts row a given za = Z·a (already summed over ranks, basis_rows() entries) and aa = ‖a‖²
+  /// (summed). Collective only when the sketch must re-orthogonalize, shrink (dense form) or
+  /// refresh (sparse form, rarely).
+  void insert(const LocalRow& a, std::span<const double> za, double aa);
+  /// Convenience form: computes Z·a and ‖a‖² with one Allreduce of basis_rows()+1 numbers, then inserts.
   void insert(const LocalRow& a);
 
-  // --- Products and coefficients across an insertion, without touching the stored block. -------
-  // A learner keeps Y·z for vectors z it already reduced (its example x) and weights in the lazy
-  // form w = w̄ + Yᵀc (DESIGN.md §3); these map both through the last insertion of a.
+  // --- Products and coefficients across an insertion. --------------------------------------------
+  // A learner keeps Z·z for vectors z it already reduced (its example x) and weights in the lazy
+  // form w = w̄ + Zᵀc; these map both through the last insertion of a. Call them after insert() and
+  // before the next one.
 
-  /// Whether the next insertion rewrites every stored row (an FD shrink). Before such an insertion
-  /// a learner folds Yᵀc into w̄ and sets c = 0, because a shrink cannot be undone on coefficients.
+  /// Whether the next insertion rewrites every stored row (a dense FD shrink, or a sparse sketch's
+  /// rebase). Before such an insertion a learner folds Zᵀc into w̄ and sets c = 0.
   virtual bool next_insert_restructures() const noexcept { return false; }
-  /// Maps yz = Y_old·z to Y_new·z in place, given az = aᵀz, for the last inserted row a.
-  virtual void update_product(std::span<double> yz, double az) const = 0;
-  /// Maps c to c' in place so that Y_oldᵀc = Y_newᵀc' + β·a, and returns β (the caller adds β·a to
-  /// its w̄). Requires c = 0 when the last insertion restructured the sketch.
-  virtual double update_coefficients(std::span<double> c) const = 0;
+  /// Maps zz = Z_old·z to Z_new·z in place, given az = aᵀz, for the last inserted row a.
+  virtual void update_product(std::span<double> zz, double az) const = 0;
+  /// Maps c to c' in place so that Z_oldᵀc = Z_newᵀc' + β·a + r, adds r (sparse rows of Z_old that
+  /// the insertion retired) to lazy (feature j of the local block at lazy[j·stride]), and returns β
+  /// (the caller adds β·a). Requires c = 0 when the last insertion restructured the sketch.
+  virtual double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const = 0;
 
-  /// Lists the sketch's complete state (Y, the Gram, row scales, counters, the last insertion's
-  /// update data, and the algorithm's own fields, names prefixed "sketch." and by the method) for a
-  /// checkpoint; a sketch restored through the views continues exactly as the saved one would.
+  /// Lists the sketch's complete state (Z, the Gram, the mixing, counters and the algorithm's own
+  /// fields, names prefixed "sketch." and by the method) for a checkpoint; a sketch restored
+  /// through the views continues exactly as the saved one would.
   void state_fields(StateFields& fields);
 
  protected:
   /// `partition` splits the sketch's columns over comm (BlockPartition(dim, P), or an interleaved
-  /// one for d·K-dimensional rows).
-  Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows);
+  /// one for d·K-dimensional rows); basis_rows ≥ rows (only the sparse form has more).
+  Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows, index_t basis_rows,
+         SketchForm form);
 
-  /// Algorithm-specific insertion; ya and aa are already validated (finite).
-  virtual void do_insert(const LocalRow& a, std::span<const double> ya, double aa) = 0;
+  /// Algorithm-specific insertion; za and aa are already validated (finite).
+  virtual void do_insert(const LocalRow& a, std::span<const double> za, double aa) = 0;
   /// The algorithm's own state fields (state_fields() lists the base's first).
   virtual void add_state_fields(StateFields& fields) = 0;
-  /// Recomputes gram_ = B Bᵀ exactly from the stored rows (local syrk + one Allreduce). Only the
+  /// Recomputes gram_ = B Bᵀ exactly for the dense form (local syrk + one Allreduce). Only the
   /// first `active_rows` rows may be non-zero (the rest of the Gram is set to zero without reading
   /// them); -1 means all rows.
   void recompute_gram(index_t active_rows = -1);
-  /// The stored Y, feature-major d_p × rows().
+  /// Z Zᵀ of the stored basis (basis_rows()² row-major) into out: local syrk + one Allreduce.
+  void basis_gram(std::span<double> out) const;
+  /// The stored Z, feature-major d_p × basis_rows().
   std::span<double> stored() noexcept { return stored_; }
   std::span<const double> stored() const noexcept { return stored_; }
   /// Exchanges the stored block with `other` (same size): installs a block computed out of place.
   void swap_stored(std::vector<double>& other);
   std::span<double> gram_mut() noexcept { return gram_; }
+  /// The dense form's diagonal mixing M = diag(row_scale).
+  std::span<const double> row_scale() const noexcept { return row_scale_; }
   std::span<double> row_scale_mut() noexcept { return row_scale_; }
 
  private:
   Communicator comm_;
   BlockPartition partition_;
-  index_t ell_, rows_, local_dim_;
+  index_t ell_, rows_, basis_rows_, local_dim_;
+  SketchForm form_;
   index_t inserted_ = 0;
   std::vector<double> stored_, gram_, row_scale_, reduce_buffer_;
 };
