@@ -7,6 +7,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "frequent_directions_sparse.hpp"
 
 namespace adasketch {
 
@@ -23,7 +24,7 @@ FrequentDirections::FrequentDirections(const Communicator& comm, index_t dim,
 
 FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPartition& partition,
                                        const FrequentDirectionsOptions& options)
-    : Sketch(comm, partition, options.ell, buffer_rows(options), buffer_rows(options), SketchForm::dense),
+    : Sketch(comm, partition, options.ell, buffer_rows(options), buffer_rows(options), options.form),
       options_(options),
       alpha_(options.regularized ? options.alpha0 : 0.0),
       eigen_(static_cast<int>(buffer_rows(options))) {
@@ -31,6 +32,16 @@ FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPart
   rotation_.assign(static_cast<std::size_t>(rows() * rows()), 0.0);
   scratch_.assign(static_cast<std::size_t>(local_dim() * rows()), 0.0);
   product_scratch_.assign(static_cast<std::size_t>(rows()), 0.0);
+  if (options.form == SketchForm::sparse) {
+    sparse_ = std::make_unique<SparseState>(rows(), local_dim());
+    scratch_.clear();  // the dense shrink's out-of-place block is only needed by a rebase
+  }
+}
+
+FrequentDirections::~FrequentDirections() = default;
+
+bool FrequentDirections::next_insert_restructures() const noexcept {
+  return filled_ + 1 == rows() && (sparse_ == nullptr || sparse_->rebase_pending);
 }
 
 std::string FrequentDirections::name() const {
@@ -38,6 +49,7 @@ std::string FrequentDirections::name() const {
 }
 
 void FrequentDirections::do_insert(const LocalRow& a, std::span<const double> ya, double aa) {
+  if (sparse_ != nullptr) return insert_sparse(a, ya, aa);
   // Place a into the first zero row (RFD paper Alg. 1–4, line 3) and extend the Gram.
   const index_t R = rows(), k = filled_;
   auto y = stored();
@@ -72,10 +84,15 @@ void FrequentDirections::add_state_fields(StateFields& fields) {
   fields.real("fd.alpha", alpha_);
   fields.real("fd.total_shrinkage", total_shrinkage_);
   fields.array("fd.rotation", rotation_);  // update_product after a shrink
+  if (sparse_ != nullptr) {
+    fields.integer("fd.rebases", rebases_);
+    sparse_->add_state_fields(fields);
+  }
 }
 
 void FrequentDirections::update_product(std::span<double> yz, double az) const {
   ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
+  if (sparse_ != nullptr) return sparse_->update_product(yz, az);
   yz[last_slot_] = az;  // the new row was zero before
   if (!last_shrunk_) return;
   // Y_new = rotationᵀ Y: (Y_new z)_i = Σ_r rotation[r, i] (Y z)_r, for the ℓ−1 kept rows.
@@ -86,8 +103,9 @@ void FrequentDirections::update_product(std::span<double> yz, double az) const {
   std::copy(product_scratch_.begin(), product_scratch_.end(), yz.begin());
 }
 
-double FrequentDirections::update_coefficients(std::span<double> c, std::span<double>, index_t) const {
+double FrequentDirections::update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const {
   ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
+  if (sparse_ != nullptr) return sparse_->update_coefficients(stored(), c, lazy, stride);
   if (last_shrunk_) {
     for (index_t i = 0; i < rows(); ++i)
       ADASKETCH_REQUIRE(c[i] == 0.0, "coefficients must be folded before a shrink");
@@ -97,7 +115,17 @@ double FrequentDirections::update_coefficients(std::span<double> c, std::span<do
   return 0.0;
 }
 
-void FrequentDirections::shrink() {
+void FrequentDirections::mix(std::span<const double> z, std::span<double> out) const {
+  if (sparse_ == nullptr) return Sketch::mix(z, out);
+  sparse_->mix(filled_, z, out);
+}
+
+void FrequentDirections::mix_transpose(std::span<const double> v, std::span<double> out) const {
+  if (sparse_ == nullptr) return Sketch::mix_transpose(v, out);
+  sparse_->mix_transpose(filled_, v, out);
+}
+
+double FrequentDirections::shrink_rotation() {
   const index_t R = rows(), ell = options_.ell;
   eigen_.compute(gram());
   const auto lambda = eigen_.values();
@@ -112,6 +140,16 @@ void FrequentDirections::shrink() {
     const double s = lambda[i] > 0.0 && shrunk > 0.0 ? std::sqrt(shrunk / lambda[i]) : 0.0;
     for (index_t r = 0; r < R; ++r) rotation_[r * R + i] = u[r * R + i] * s;
   }
+  if (options_.regularized) alpha_ += delta / 2.0;  // RFD paper Alg. 3 line 6
+  total_shrinkage_ += delta;
+  filled_ = kept;
+  ++shrinks_;
+  return delta;
+}
+
+void FrequentDirections::shrink() {
+  const index_t R = rows(), kept = options_.ell - 1;
+  shrink_rotation();
   // B' = diag(s) Uᵀ B  ⇔  Y'_fm = Y_fm · rotation (feature-major, d_p × R); only the kept columns
   // are multiplied, the others are zeroed.
   if (local_dim() > 0) {
@@ -122,10 +160,6 @@ void FrequentDirections::shrink() {
     for (index_t j = 0; j < local_dim(); ++j) std::fill_n(scratch_.data() + j * R + kept, R - kept, 0.0);
     swap_stored(scratch_);
   }
-  if (options_.regularized) alpha_ += delta / 2.0;  // RFD paper Alg. 3 line 6
-  total_shrinkage_ += delta;
-  filled_ = kept;
-  ++shrinks_;
   recompute_gram(kept);  // exact M of the new B, so round-off never accumulates (DESIGN.md §3)
 }
 

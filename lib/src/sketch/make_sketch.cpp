@@ -20,13 +20,16 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartiti
     o.fast = m.starts_with("fast-");
     o.regularized = m.ends_with("rfd");
     o.alpha0 = spec.alpha0;
+    o.form = spec.form;
     return std::make_unique<FrequentDirections>(comm, partition, o);
   }
-  if (m == "rp") return std::make_unique<RandomProjection>(comm, partition, RandomProjectionOptions{spec.ell, spec.seed, 0});
+  if (m == "rp")
+    return std::make_unique<RandomProjection>(comm, partition, RandomProjectionOptions{spec.ell, spec.seed, 0, spec.form});
   if (m == "oja") {
     OjaSketchOptions o;
     o.ell = spec.ell;
     o.seed = spec.seed;
+    o.form = spec.form;
     return std::make_unique<OjaSketch>(comm, partition, o);
   }
   throw InvalidArgument("unknown sketch method '" + m + "' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");

@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -10,21 +11,29 @@
 
 namespace adasketch {
 
+namespace {
+// Past this growth of F·(Z x) over its result (digits lost ≈ log10), the sparse form rebases.
+constexpr double kMaxGrowth = 1e4;
+}  // namespace
+
 OjaSketch::OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptions& options)
     : OjaSketch(comm, BlockPartition(dim, comm.size()), options) {}
 
 OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, const OjaSketchOptions& options)
-    : Sketch(comm, columns, options.ell, options.ell, options.ell, SketchForm::dense), options_(options) {
+    : Sketch(comm, columns, options.ell, options.ell, options.ell, options.form), options_(options) {
   ADASKETCH_REQUIRE(options.ell <= columns.dim(),
                     "ell = " + std::to_string(options.ell) + ", dim = " + std::to_string(columns.dim()));
   ADASKETCH_REQUIRE(options.gamma > 0.0 && options.gamma <= 1.0, "gamma = " + std::to_string(options.gamma));
   ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
-  if (options_.gram_refresh == 0) options_.gram_refresh = options.ell;
+  const bool sparse = options.form == SketchForm::sparse;
+  if (options_.gram_refresh == 0)
+    options_.gram_refresh = sparse ? std::max<index_t>(4 * options.ell, (columns.dim() + 15) / 16) : options.ell;
   const index_t R = rows();
-  lambda_.assign(static_cast<std::size_t>(R), 0.0);
-  basis_gram_.assign(static_cast<std::size_t>(R * R), 0.0);
-  factor_.assign(static_cast<std::size_t>(R * R), 0.0);
-  q_.assign(static_cast<std::size_t>(R), 0.0);
+  const auto n = static_cast<std::size_t>(R);
+  lambda_.assign(n, 0.0);
+  basis_gram_.assign(n * n, 0.0);
+  factor_.assign(n * n, 0.0);
+  q_.assign(n, 0.0);
   // V_0: Gaussian entries from counter (row i, global feature j), then orthonormal rows (SON Alg. 3
   // SketchInit: "any m×d matrix with orthonormal rows").
   const Philox rng(options.seed);
@@ -38,13 +47,32 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   refresh_basis_gram();  // Cholesky QR twice: orthonormal to round-off
   orthonormalize();
   for (index_t i = 0; i < R; ++i) row_scale_mut()[i] = 0.0;  // S_0 = (0·Λ)^{1/2} V = 0
+  if (sparse) {
+    // Z_0 = V_0, F = I, and K exact.
+    mixing_.assign(n * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) mixing_[i * n + i] = 1.0;
+    basis_gram(basis_gram_);
+    scratch_.assign(n * n, 0.0);
+    product_.assign(n, 0.0);
+    rebase_map_.assign(n * n, 0.0);
+  }
 }
 
-// basis_gram_ is I after every orthonormalization, so it is not state.
+// Dense: basis_gram_ is I after every orthonormalization, so it is not state. Sparse: K, F, the
+// refresh counter and the rebase flags are.
 void OjaSketch::add_state_fields(StateFields& fields) {
   fields.array("oja.lambda", lambda_);
-  fields.array("oja.q", q_);  // with factor_: update_product / update_coefficients of the last insertion
+  fields.array("oja.q", q_);  // with factor_ (dense) or rebase_map_ (sparse): update_* of the last insertion
   fields.array("oja.factor", factor_);
+  if (form() == SketchForm::dense) return;
+  fields.array("oja.mixing", mixing_);
+  fields.array("oja.basis_gram", basis_gram_);
+  fields.array("oja.rebase_map", rebase_map_);
+  fields.integer("oja.since_refresh", since_refresh_, 0, options_.gram_refresh);
+  fields.integer("oja.refreshes", refreshes_);
+  fields.integer("oja.rebases", rebases_);
+  fields.flag("oja.rebase_pending", rebase_pending_);
+  fields.flag("oja.last_rebased", last_rebased_);
 }
 
 void OjaSketch::refresh_basis_gram() {
@@ -74,34 +102,31 @@ void OjaSketch::orthonormalize() {
   for (int i = 0; i < n; ++i) basis_gram_[static_cast<std::size_t>(i) * n + i] = 1.0;
 }
 
-void OjaSketch::do_insert(const LocalRow& a, std::span<const double> ya, double aa) {
+void OjaSketch::add_rank_one(const LocalRow& a, std::span<const double> v) {
   const index_t R = rows();
-  const double t = static_cast<double>(inserted() + 1);
-  const double gamma = options_.gamma / t;  // Γ_t = (γ/t) I
-  // Eq. (4): Λ_t = (1 − γ_t) Λ_{t−1} + γ_t (V_{t−1} ĝ)², with p = V_{t−1} ĝ = ya.
-  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma) * lambda_[i] + gamma * ya[i] * ya[i];
-  // V' = V + q ĝᵀ with q = Γ p; its Gram is G + p qᵀ + q pᵀ + ‖ĝ‖² q qᵀ.
-  for (index_t i = 0; i < R; ++i) q_[i] = gamma * ya[i];
   auto y = stored();
   if (a.is_dense()) {
     if (local_dim() > 0)
       cblas_dger(CblasRowMajor, static_cast<int>(local_dim()), static_cast<int>(R), 1.0, a.values().data(), 1,
-                 q_.data(), 1, y.data(), static_cast<int>(R));
-  } else {
-    const auto idx = a.indices();
-    const auto v = a.values();
-    for (std::size_t n = 0; n < idx.size(); ++n) {
-      double* feature = y.data() + idx[n] * R;
-      for (index_t i = 0; i < R; ++i) feature[i] += v[n] * q_[i];
-    }
+                 v.data(), 1, y.data(), static_cast<int>(R));
+    return;
   }
-  if ((inserted() + 1) % options_.gram_refresh == 0) {
-    refresh_basis_gram();
-  } else {
-    for (index_t i = 0; i < R; ++i)
-      for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += ya[i] * q_[j] + q_[i] * ya[j] + aa * q_[i] * q_[j];
+  const auto idx = a.indices();
+  const auto val = a.values();
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    double* feature = y.data() + idx[k] * R;
+    for (index_t i = 0; i < R; ++i) feature[i] += val[k] * v[i];
   }
-  orthonormalize();
+}
+
+void OjaSketch::do_insert(const LocalRow& a, std::span<const double> za, double aa) {
+  const index_t R = rows();
+  const double t = static_cast<double>(inserted() + 1);
+  const double gamma = options_.gamma / t;  // Γ_t = (γ/t) I
+  if (form() == SketchForm::dense)
+    insert_dense(a, za, aa, gamma);
+  else
+    insert_sparse(a, za, aa, gamma);
   // S_t = (tΛ_t)^{1/2} V_t, whose rows are orthogonal: SSᵀ = diag(tΛ_t).
   auto g = gram_mut();
   std::fill(g.begin(), g.end(), 0.0);
@@ -111,14 +136,147 @@ void OjaSketch::do_insert(const LocalRow& a, std::span<const double> ya, double 
   }
 }
 
-void OjaSketch::update_product(std::span<double> yz, double az) const {
+void OjaSketch::insert_dense(const LocalRow& a, std::span<const double> ya, double aa, double gamma) {
   const index_t R = rows();
-  for (index_t i = 0; i < R; ++i) yz[i] += q_[i] * az;
+  // Eq. (4): Λ_t = (1 − γ_t) Λ_{t−1} + γ_t (V_{t−1} ĝ)², with p = V_{t−1} ĝ = ya.
+  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma) * lambda_[i] + gamma * ya[i] * ya[i];
+  // V' = V + q ĝᵀ with q = Γ p; its Gram is G + p qᵀ + q pᵀ + ‖ĝ‖² q qᵀ.
+  for (index_t i = 0; i < R; ++i) q_[i] = gamma * ya[i];
+  add_rank_one(a, q_);
+  if ((inserted() + 1) % options_.gram_refresh == 0) {
+    refresh_basis_gram();
+  } else {
+    for (index_t i = 0; i < R; ++i)
+      for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += ya[i] * q_[j] + q_[i] * ya[j] + aa * q_[i] * q_[j];
+  }
+  orthonormalize();
+}
+
+void OjaSketch::insert_sparse(const LocalRow& a, std::span<const double> za_in, double aa, double gamma) {
+  const index_t R = rows();
+  const auto n = static_cast<std::size_t>(R);
+  // z_a = Z a of the stored basis: after a rebase (Z ← FZ) it is F z_a of the caller's.
+  last_rebased_ = rebase_pending_;
+  std::span<const double> za = za_in.first(n);
+  if (rebase_pending_) {
+    rebase();
+    auto mapped = std::span<double>(scratch_).first(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      double v = 0.0;
+      for (std::size_t j = 0; j <= i; ++j) v += rebase_map_[i * n + j] * za[j];
+      mapped[i] = v;
+    }
+    za = std::span<const double>(scratch_).first(n);
+  }
+  // Alg. 5 line 1: Λ ← (I − Γ)Λ + Γ diag(F Z ĝ)².
+  mix_lower(mixing_, za, product_);
+  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma) * lambda_[i] + gamma * product_[i] * product_[i];
+  // Lines 2–3: δ = F⁻¹ Γ F Z ĝ = γ_t Z ĝ; K ← K + δ ĝᵀZᵀ + Z ĝ δᵀ + ‖ĝ‖² δδᵀ; Z ← Z + δ ĝᵀ.
+  for (index_t i = 0; i < R; ++i) q_[i] = gamma * za[i];
+  if (++since_refresh_ >= options_.gram_refresh) {
+    add_rank_one(a, q_);
+    basis_gram(basis_gram_);  // exact K: its rank-two updates drift by round-off
+    since_refresh_ = 0;
+    ++refreshes_;
+  } else {
+    for (index_t i = 0; i < R; ++i)
+      for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += q_[i] * za[j] + za[i] * q_[j] + aa * q_[i] * q_[j];
+    add_rank_one(a, q_);
+  }
+  orthonormalize_factor();
+}
+
+void OjaSketch::orthonormalize_factor() {
+  // Line 4 (Alg. 13, Gram–Schmidt of F in the K inner product): F K Fᵀ = L Lᵀ, F ← L⁻¹F, so that
+  // F Z has orthonormal rows.
+  const int r = static_cast<int>(rows());
+  const auto n = static_cast<std::size_t>(r);
+  cblas_dsymm(CblasRowMajor, CblasRight, CblasLower, r, r, 1.0, basis_gram_.data(), r, mixing_.data(), r, 0.0,
+              scratch_.data(), r);  // F K
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r, r, r, 1.0, scratch_.data(), r, mixing_.data(), r, 0.0,
+              factor_.data(), r);  // F K Fᵀ
+  cholesky_lower(r, factor_);
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, r, r, 1.0, factor_.data(), r,
+              mixing_.data(), r);
+  // Forming F·(Z x) loses about log10(growth) digits to cancellation, growth = max_i Σ_j |F_ij| ‖Z_j‖
+  // (the rows of FZ have unit norm): past 10⁴, rebase at the next insertion.
+  double growth = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double g = 0.0;
+    for (std::size_t j = 0; j <= i; ++j) g += std::abs(mixing_[i * n + j]) * std::sqrt(std::max(basis_gram_[j * n + j], 0.0));
+    growth = std::max(growth, g);
+  }
+  if (!std::isfinite(growth)) throw NumericError("oja sketch: non-finite entry in the factor F");
+  rebase_pending_ = growth > kMaxGrowth;
+}
+
+void OjaSketch::rebase() {
+  // Z ← F Z (feature-major: Z_fm ← Z_fm Fᵀ, F lower triangular), then K exact and F = L⁻¹ with LLᵀ = K.
+  const int r = static_cast<int>(rows());
+  const auto n = static_cast<std::size_t>(r);
+  rebase_map_ = mixing_;
+  if (local_dim() > 0)
+    cblas_dtrmm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, static_cast<int>(local_dim()), r,
+                1.0, rebase_map_.data(), r, stored().data(), r);
+  basis_gram(basis_gram_);
+  factor_ = basis_gram_;
+  cholesky_lower(r, factor_);
+  std::fill(mixing_.begin(), mixing_.end(), 0.0);
+  for (std::size_t i = 0; i < n; ++i) mixing_[i * n + i] = 1.0;
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, r, r, 1.0, factor_.data(), r,
+              mixing_.data(), r);
+  since_refresh_ = 0;
+  ++rebases_;
+  rebase_pending_ = false;
+}
+
+void OjaSketch::mix_lower(std::span<const double> f, std::span<const double> z, std::span<double> out) const {
+  const auto n = static_cast<std::size_t>(rows());
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = 0.0;
+    for (std::size_t j = 0; j <= i; ++j) v += f[i * n + j] * z[j];
+    out[i] = v;
+  }
+}
+
+void OjaSketch::mix(std::span<const double> z, std::span<double> out) const {
+  if (form() == SketchForm::dense) return Sketch::mix(z, out);
+  const auto s = row_scale();
+  mix_lower(mixing_, z, out);  // M = diag(s) F
+  for (std::size_t i = 0; i < s.size(); ++i) out[i] *= s[i];
+}
+
+void OjaSketch::mix_transpose(std::span<const double> v, std::span<double> out) const {
+  if (form() == SketchForm::dense) return Sketch::mix_transpose(v, out);
+  const auto s = row_scale();
+  const auto n = s.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    double acc = 0.0;
+    for (std::size_t i = j; i < n; ++i) acc += mixing_[i * n + j] * s[i] * v[i];
+    out[j] = acc;
+  }
+}
+
+void OjaSketch::update_product(std::span<double> zz, double az) const {
+  const index_t R = rows();
+  if (form() == SketchForm::sparse) {
+    if (last_rebased_) {
+      const auto n = static_cast<std::size_t>(R);
+      for (std::size_t i = n; i-- > 0;) {  // Z ← F Z (F lower triangular: from the bottom, in place)
+        double v = 0.0;
+        for (std::size_t j = 0; j <= i; ++j) v += rebase_map_[i * n + j] * zz[j];
+        zz[i] = v;
+      }
+    }
+    for (index_t i = 0; i < R; ++i) zz[i] += q_[i] * az;
+    return;
+  }
+  for (index_t i = 0; i < R; ++i) zz[i] += q_[i] * az;
   // Forward substitution with L (row-major lower triangular).
   for (index_t i = 0; i < R; ++i) {
-    double v = yz[i];
-    for (index_t j = 0; j < i; ++j) v -= factor_[i * R + j] * yz[j];
-    yz[i] = v / factor_[i * R + i];
+    double v = zz[i];
+    for (index_t j = 0; j < i; ++j) v -= factor_[i * R + j] * zz[j];
+    zz[i] = v / factor_[i * R + i];
   }
 }
 
@@ -126,6 +284,11 @@ double OjaSketch::update_coefficients(std::span<double> c, std::span<double>, in
   const index_t R = rows();
   double qc = 0.0;
   for (index_t i = 0; i < R; ++i) qc += q_[i] * c[i];
+  if (form() == SketchForm::sparse) {
+    if (last_rebased_)
+      for (index_t i = 0; i < R; ++i) ADASKETCH_REQUIRE(c[i] == 0.0, "coefficients must be folded before a rebase");
+    return -qc;
+  }
   // c ← Lᵀc (upper triangular times c, in place from the top).
   for (index_t i = 0; i < R; ++i) {
     double v = 0.0;

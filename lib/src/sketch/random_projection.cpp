@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -14,9 +15,12 @@ RandomProjection::RandomProjection(const Communicator& comm, index_t dim, const 
 
 RandomProjection::RandomProjection(const Communicator& comm, const BlockPartition& partition,
                                    const RandomProjectionOptions& options)
-    : Sketch(comm, partition, options.ell, options.ell, options.ell, SketchForm::dense), options_(options), rng_(options.seed) {
+    : Sketch(comm, partition, options.ell, options.ell, options.ell, options.form), options_(options), rng_(options.seed) {
   ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
-  if (options_.gram_refresh == 0) options_.gram_refresh = options.ell;
+  if (options_.gram_refresh == 0)
+    options_.gram_refresh = options.form == SketchForm::sparse
+                                ? std::max<index_t>(4 * options.ell, (partition.dim() + 15) / 16)
+                                : options.ell;
   r_.assign(static_cast<std::size_t>(options.ell), 0.0);
 }
 

@@ -5,6 +5,22 @@
 // The shrink never forms an SVD of the ℓ×d matrix B: the Gram M = BBᵀ is all-reduced and
 // eigendecomposed, M = UΛUᵀ, on every rank, and B ← diag(sqrt(max(λ_i − λ_ℓ, 0)/λ_i)) Uᵀ B
 // (DESIGN.md §3), which is Alg. 1 line 5 written through the right singular vectors V = Λ^{-1/2}UᵀB.
+//
+// Dense form: the shrink multiplies the stored block, O(ℓ²d/P), and the Gram is recomputed exactly.
+// Sparse form (SON App. G, Alg. 10–12, generalized): B = M·Z, and a shrink is M ← (scaled Uᵀ)·M, an
+// R×R product, with the Gram set to diag(λ_i − λ_ℓ). Then a compaction keeps Z small: a pivoted
+// Gram–Schmidt on the columns of M (each scaled by its basis row's norm ‖Z_c‖ from K = ZZᵀ, kept by
+// rank updates) picks at most ℓ pivot rows, preferring the rows that absorbed most others (dense
+// ones), and each other row c is folded into them, Z_p += w_pc Z_c, a sparse update on c's support
+// (SON's Z ← Z + N₁⁻¹N₂G, Alg. 11 line 11, with pivots instead of N₁⁻¹, which SON assumes invertible
+// (its footnote 4) and which is singular when new directions are disjoint from the old ones). Rows
+// of negligible weight are dropped. A row removed from Z stays stored until the next insertion, so
+// that update_coefficients can add its share of a learner's lazy weights (update_coefficients' r).
+// Cost per sparse row: O(R² + R·s) plus O(R³ + R²·s) per shrink, independent of d. When M's entries
+// grow so that forming M·(Z x) would lose more than about four digits to cancellation, the next
+// shrink rebases instead (the learner folds first): Z ← explicit B, M = I, K exact, O(R²d/P).
+#include <memory>
+
 #include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
@@ -21,6 +37,8 @@ struct FrequentDirectionsOptions {
   bool regularized = false;
   /// α₀, the initial α of the regularized variant (≥ 0). Ignored when regularized is false.
   double alpha0 = 0.0;
+  /// Dense: shrinks rewrite the stored rows. Sparse: see sparse_frequent_directions.hpp.
+  SketchForm form = SketchForm::dense;
 };
 
 class FrequentDirections final : public Sketch {
@@ -41,14 +59,30 @@ class FrequentDirections final : public Sketch {
   /// (‖AᵀA − BᵀB‖₂ ≤ total_shrinkage()).
   double total_shrinkage() const noexcept { return total_shrinkage_; }
 
-  bool next_insert_restructures() const noexcept override { return filled_ + 1 == rows(); }
-  void update_product(std::span<double> yz, double az) const override;
+  /// Sparse form: rebases so far.
+  index_t rebases() const noexcept { return rebases_; }
+
+  ~FrequentDirections() override;
+  void mix(std::span<const double> z, std::span<double> out) const override;
+  void mix_transpose(std::span<const double> v, std::span<double> out) const override;
+  bool next_insert_restructures() const noexcept override;
+  void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
 
  private:
-  void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
+  struct SparseState;
+
+  void do_insert(const LocalRow& a, std::span<const double> za, double aa) override;
   void add_state_fields(StateFields& fields) override;
+  /// The eigendecomposition of the Gram and the scaled eigenvectors rotation_ (R × (ℓ−1) kept
+  /// columns); returns λ_ℓ, the shrink, and updates α, the counters and filled_.
+  double shrink_rotation();
   void shrink();
+  // Sparse form (frequent_directions_sparse.cpp).
+  void insert_sparse(const LocalRow& a, std::span<const double> za, double aa);
+  void shrink_sparse();
+  void compact();
+  void rebase();
 
   FrequentDirectionsOptions options_;
   index_t filled_ = 0;
@@ -61,6 +95,8 @@ class FrequentDirections final : public Sketch {
   std::vector<double> rotation_;  // rows() × rows() scaled eigenvectors used by the shrink
   std::vector<double> scratch_;   // d_p × rows(): the shrunk block before it replaces the stored one
   mutable std::vector<double> product_scratch_;  // rows(): update_product's result
+  std::unique_ptr<SparseState> sparse_;          // the sparse form's state, else null
+  index_t rebases_ = 0;
 };
 
 }  // namespace adasketch

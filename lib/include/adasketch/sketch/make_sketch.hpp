@@ -12,6 +12,7 @@ struct SketchSpec {
   index_t ell = 10;                ///< ℓ ≥ 1
   std::uint64_t seed = 1;          ///< rp and oja
   double alpha0 = 0.0;             ///< rfd, fast-rfd
+  SketchForm form = SketchForm::dense;  ///< dense, or sparse (time per sparse row independent of d)
 };
 
 /// Throws InvalidArgument naming the unknown method or the violated condition.

@@ -2,9 +2,18 @@
 // Oja's sketch (SON Alg. 3, eq. (4)):
 //   Λ_t = (I − Γ_t) Λ_{t−1} + Γ_t diag(V_{t−1} ĝ_t)²,   V_t = orth(V_{t−1} + Γ_t V_{t−1} ĝ_t ĝ_tᵀ),
 //   S_t = (t Λ_t)^{1/2} V_t,   Γ_t = (γ/t) I.
-// V is stored (feature-major) and row_scale() = sqrt(tΛ). orth is Gram–Schmidt in row order,
-// done as a Cholesky QR: G = V'V'ᵀ = LLᵀ, V ← L⁻¹V'. G is updated in closed form from V ĝ and ‖ĝ‖²
-// (no extra communication) and recomputed exactly every `gram_refresh` steps.
+// orth is Gram–Schmidt in row order, done as a Cholesky QR: G = V'V'ᵀ = LLᵀ, V ← L⁻¹V'.
+//
+// Dense form: V is stored (feature-major), M = diag(sqrt(tΛ)); G is updated in closed form from
+// V ĝ and ‖ĝ‖² (no extra communication) and recomputed exactly every `gram_refresh` steps: the
+// re-orthonormalization rewrites every stored row, O(ℓ²d/P) per step.
+// Sparse form (SON §4, App. H, Alg. 5 and 13): V = F Z with F ∈ R^{ℓ×ℓ} lower triangular and
+// replicated, M = diag(sqrt(tΛ)) F; Z ← Z + δĝᵀ with δ = Γ_t Z ĝ (a sparse rank-one update, as Γ_t
+// is scalar), K = ZZᵀ kept by the matching rank-two update, and F ← L⁻¹F with LLᵀ = F K Fᵀ (Gram–
+// Schmidt in the K inner product): O(ℓ³ + ℓs) per step. K is recomputed exactly every
+// `gram_refresh` steps (one ℓ×ℓ Allreduce, O(ℓ²d/P)); when Z's rows have grown so that forming
+// F·(Z·x) would lose more than about four digits to cancellation (the growth ‖F‖·max‖Z_i‖), the
+// next insertion rebases: Z ← FZ, K and F recomputed (a learner folds its lazy weights first).
 #include "adasketch/random/philox.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
@@ -14,8 +23,11 @@ struct OjaSketchOptions {
   index_t ell = 10;         ///< Sketch rows ℓ (≥ 1); requires ℓ ≤ d (orthonormal rows).
   std::uint64_t seed = 1;   ///< V_0 is Gaussian from counters (i, global feature), then orthonormalized.
   double gamma = 1.0;       ///< Step scale: Γ_t = (gamma / t) I, gamma in (0, 1].
-  /// Recompute V Vᵀ exactly every this many steps; 0 means every ℓ steps.
+  /// Recompute the Gram of the stored rows exactly every this many steps; 0 means every ℓ steps
+  /// (dense form), or every max(4ℓ, ⌈d/16⌉) steps (sparse form: the refresh, O(ℓ²d/P), then costs
+  /// less per step than the sparse step's O(ℓ³)).
   index_t gram_refresh = 0;
+  SketchForm form = SketchForm::dense;
 };
 
 class OjaSketch final : public Sketch {
@@ -23,23 +35,46 @@ class OjaSketch final : public Sketch {
   OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptions& options);
   OjaSketch(const Communicator& comm, const BlockPartition& partition, const OjaSketchOptions& options);
   std::string name() const override { return "oja"; }
-  /// V_new = L⁻¹(V_old + q aᵀ): V_new z = L⁻¹(V_old z + q aᵀz); V_oldᵀc = V_newᵀ(Lᵀc) − (qᵀc) a.
-  void update_product(std::span<double> yz, double az) const override;
+  void mix(std::span<const double> z, std::span<double> out) const override;
+  void mix_transpose(std::span<const double> v, std::span<double> out) const override;
+  bool next_insert_restructures() const noexcept override { return rebase_pending_; }
+  /// Dense: V_new = L⁻¹(V_old + q aᵀ): V_new z = L⁻¹(V_old z + q aᵀz); V_oldᵀc = V_newᵀ(Lᵀc) − (qᵀc) a.
+  /// Sparse: Z_new = Z_old + δaᵀ: Z_new z = Z_old z + δ aᵀz; Z_oldᵀc = Z_newᵀc − (δᵀc) a.
+  void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
   const OjaSketchOptions& options() const noexcept { return options_; }
   /// Current eigenvalue estimates Λ (ℓ entries).
   std::span<const double> eigenvalues() const noexcept { return lambda_; }
+  /// Sparse form: exact recomputations of K, and rebases, so far.
+  index_t refreshes() const noexcept { return refreshes_; }
+  index_t rebases() const noexcept { return rebases_; }
 
  private:
-  void do_insert(const LocalRow& a, std::span<const double> ya, double aa) override;
+  void do_insert(const LocalRow& a, std::span<const double> za, double aa) override;
   void add_state_fields(StateFields& fields) override;
-  /// V ← L⁻¹V with LLᵀ = basis_gram_ (local triangular solve).
+  void insert_dense(const LocalRow& a, std::span<const double> za, double aa, double gamma);
+  void insert_sparse(const LocalRow& a, std::span<const double> za, double aa, double gamma);
+  /// Dense: V ← L⁻¹V with LLᵀ = basis_gram_ (local triangular solve).
   void orthonormalize();
   void refresh_basis_gram();
+  /// Sparse: F ← L⁻¹F with LLᵀ = F K Fᵀ, and the growth check.
+  void orthonormalize_factor();
+  /// Sparse: Z ← FZ, then K exact and F = L⁻¹ (LLᵀ = K).
+  void rebase();
+  /// Z ← Z + v aᵀ on a's stored entries (Z[j, :] += a_j v).
+  void add_rank_one(const LocalRow& a, std::span<const double> v);
+  /// out = F z for a row-major lower triangular F.
+  void mix_lower(std::span<const double> f, std::span<const double> z, std::span<double> out) const;
 
   OjaSketchOptions options_;
   std::vector<double> lambda_, basis_gram_, q_;
-  std::vector<double> factor_;  // L of the last orthonormalization (row-major lower triangular)
+  std::vector<double> factor_;  // dense: L of the last orthonormalization (row-major lower triangular)
+  // Sparse form: F (row-major, lower triangular), δ of the last insertion in q_, K in basis_gram_.
+  std::vector<double> mixing_, scratch_, product_;
+  std::vector<double> rebase_map_;  // F before the last rebase (Z_new = F Z_old)
+  index_t since_refresh_ = 0, refreshes_ = 0, rebases_ = 0;
+  bool rebase_pending_ = false;  // the growth check asks for a rebase at the next insertion
+  bool last_rebased_ = false;    // the last insertion began with a rebase
 };
 
 }  // namespace adasketch

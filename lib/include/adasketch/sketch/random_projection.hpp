@@ -1,6 +1,8 @@
 #pragma once
 // Gaussian random-projection sketch: S ← S + r_t a_tᵀ with r_t ∈ R^ℓ i.i.d. N(0, 1/ℓ)
-// (ADA-GP/DP paper §3; SON App. E Alg. 6), so E[SᵀS] = AᵀA.
+// (ADA-GP/DP paper §3; SON App. E Alg. 6), so E[SᵀS] = AᵀA. S is stored as is (M = I) in both forms:
+// an insertion touches a's nonzeros only and the Gram takes a rank-two update (SON App. G.1, Alg. 7);
+// the forms differ in how often the Gram is recomputed exactly (O(ℓ²d/P), one ℓ×ℓ Allreduce).
 #include "adasketch/random/philox.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
@@ -10,8 +12,11 @@ struct RandomProjectionOptions {
   index_t ell = 10;         ///< Sketch rows ℓ (≥ 1).
   std::uint64_t seed = 1;   ///< r_t[i] is drawn from counter (t, i) of this seed: rank-independent.
   /// Recompute the Gram exactly (one ℓ×ℓ Allreduce) every this many insertions to stop round-off
-  /// drift of the rank-2 updates; 0 means every ℓ insertions.
+  /// drift of the rank-2 updates; 0 means every ℓ insertions (dense form, whose insertion already
+  /// costs O(ℓd/P)) or every max(4ℓ, ⌈d/16⌉) insertions (sparse form: then the refresh costs less
+  /// per step than the sparse step's O(ℓ²)).
   index_t gram_refresh = 0;
+  SketchForm form = SketchForm::dense;
 };
 
 class RandomProjection final : public Sketch {

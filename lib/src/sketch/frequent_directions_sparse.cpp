@@ -1,0 +1,302 @@
+// The sparse form of FrequentDirections (see frequent_directions.hpp): insertion, shrink by the
+// mixing matrix, compaction of the stored basis, rebase.
+#include "frequent_directions_sparse.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "column_pivots.hpp"
+
+namespace adasketch {
+
+namespace {
+
+std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
+
+// Compaction tolerances, relative to the largest scaled column of M: a pass-1 (preferred) pivot
+// must keep this much of its column after the previous pivots (so a fold coefficient is at most
+// 10³), and a column below R·u is numerically in the pivots' span (or negligible).
+constexpr double kStrongPivot = 1e-3;
+constexpr double kRankTolerance = 0x1p-52;
+// Past this growth of M·(Z x) over the largest row of B (digits lost ≈ log10), rebase.
+constexpr double kMaxGrowth = 1e4;
+
+}  // namespace
+
+FrequentDirections::SparseState::SparseState(index_t rows, index_t local_dim)
+    : R(rows),
+      mixing(sz(rows * rows), 0.0),
+      basis_gram(sz(rows * rows), 0.0),
+      slot_state(sz(rows), kFree),
+      weight(sz(rows), 0.0),
+      transform(sz(rows * rows), 0.0),
+      transform_a(sz(rows), 0.0),
+      supports(rows, local_dim),
+      local_za(sz(rows), 0.0),
+      row(sz(rows), 0.0),
+      square(sz(rows * rows), 0.0) {}
+
+void FrequentDirections::SparseState::mix(index_t filled, std::span<const double> z, std::span<double> out) const {
+  for (index_t i = 0; i < R; ++i) {
+    double v = 0.0;
+    if (i < filled) {
+      const double* m = mixing.data() + i * R;
+      for (index_t c = 0; c < R; ++c) v += m[c] * z[c];
+    }
+    out[i] = v;
+  }
+}
+
+void FrequentDirections::SparseState::mix_transpose(index_t filled, std::span<const double> v,
+                                                    std::span<double> out) const {
+  std::fill(out.begin(), out.begin() + R, 0.0);
+  for (index_t i = 0; i < filled; ++i) {
+    const double* m = mixing.data() + i * R;
+    for (index_t c = 0; c < R; ++c) out[c] += m[c] * v[i];
+  }
+}
+
+void FrequentDirections::SparseState::update_product(std::span<double> zz, double az) const {
+  auto& r = const_cast<std::vector<double>&>(row);  // scratch only
+  for (index_t i = 0; i < R; ++i) {
+    const double* t = transform.data() + i * R;
+    double v = transform_a[i] * az;
+    for (index_t c = 0; c < R; ++c) v += t[c] * zz[c];
+    r[i] = v;
+  }
+  std::copy(r.begin(), r.end(), zz.begin());
+}
+
+double FrequentDirections::SparseState::update_coefficients(std::span<const double> stored, std::span<double> c,
+                                                            std::span<double> lazy, index_t stride) const {
+  if (last_rebased) {
+    for (index_t i = 0; i < R; ++i)
+      ADASKETCH_REQUIRE(c[i] == 0.0, "coefficients must be folded before a rebase");
+    return 0.0;
+  }
+  // Z_oldᵀc = Z_newᵀc' + β a + r with c' = c on the kept slots and 0 on the retiring ones:
+  // β = −Σ_kept t_a[i] c_i, and a retiring slot e (≠ the new row) adds (c_e − Σ_kept T[i, e] c_i) Z_e to r.
+  supports.rebuild_if_stale(stored);
+  double beta = 0.0;
+  for (index_t i = 0; i < R; ++i)
+    if (state(i) != kRetiring) beta -= transform_a[i] * c[i];
+  for (index_t e = 0; e < R; ++e) {
+    if (state(e) != kRetiring || e == written) continue;  // the new row's share is β
+    double share = c[e];
+    for (index_t i = 0; i < R; ++i)
+      if (state(i) != kRetiring) share -= transform[i * R + e] * c[i];
+    supports.add_to(stored, e, share, lazy, stride);
+  }
+  for (index_t e = 0; e < R; ++e)
+    if (state(e) == kRetiring) c[e] = 0.0;
+  return beta;
+}
+
+void FrequentDirections::SparseState::add_state_fields(StateFields& fields) {
+  fields.array("fd.mixing", mixing);
+  fields.array("fd.basis_gram", basis_gram);
+  fields.array("fd.slot_state", slot_state);
+  fields.array("fd.weight", weight);
+  fields.array("fd.transform", transform);
+  fields.array("fd.transform_a", transform_a);
+  fields.integer("fd.written", written, -1, R - 1);
+  fields.flag("fd.rebase_pending", rebase_pending);
+  fields.flag("fd.last_rebased", last_rebased);
+  supports.mark_stale();  // the block may be overwritten by a reader
+}
+
+// ---- Insertion --------------------------------------------------------------------------------------
+
+void FrequentDirections::insert_sparse(const LocalRow& a, std::span<const double> za, double aa) {
+  SparseState& sp = *sparse_;
+  const index_t R = rows(), k = filled_;
+  auto z = stored();
+  sp.supports.rebuild_if_stale(z);
+  // T starts as the identity on the slots that stay; the rows removed by the last insertion are
+  // erased now (their coefficients were carried by update_coefficients).
+  std::fill(sp.transform.begin(), sp.transform.end(), 0.0);
+  std::fill(sp.transform_a.begin(), sp.transform_a.end(), 0.0);
+  std::copy(za.begin(), za.begin() + R, sp.local_za.begin());
+  for (index_t s = 0; s < R; ++s) {
+    if (sp.state(s) == SparseState::kRetiring) {
+      sp.supports.erase(z, s);
+      sp.slot_state[sz(s)] = SparseState::kFree;
+    }
+    if (sp.state(s) == SparseState::kFree) {
+      sp.local_za[sz(s)] = 0.0;
+    } else {
+      sp.transform[sz(s * R + s)] = 1.0;
+    }
+  }
+  // Place a into a free slot and B's row k (RFD paper Alg. 1–4, line 3): M[k, :] = e_slot.
+  index_t slot = 0;
+  while (slot < R && sp.state(slot) != SparseState::kFree) ++slot;
+  ADASKETCH_REQUIRE(slot < R, "no free slot (filled = " + std::to_string(k) + ")");
+  sp.supports.write(z, slot, a);
+  sp.written = slot;
+  sp.slot_state[sz(slot)] = SparseState::kLive;
+  sp.weight[sz(slot)] = 1.0;
+  sp.transform_a[sz(slot)] = 1.0;
+  auto& K = sp.basis_gram;
+  for (index_t c = 0; c < R; ++c) {
+    K[sz(slot * R + c)] = sp.local_za[sz(c)];
+    K[sz(c * R + slot)] = sp.local_za[sz(c)];
+  }
+  K[sz(slot * R + slot)] = aa;
+  // The Gram's new row: B a = M (Z a) over the filled rows.
+  sp.mix(k, sp.local_za, sp.row);
+  auto g = gram_mut();
+  for (index_t i = 0; i < R; ++i) {
+    g[i * R + k] = sp.row[sz(i)];
+    g[k * R + i] = sp.row[sz(i)];
+  }
+  g[k * R + k] = aa;
+  std::fill_n(sp.mixing.begin() + k * R, R, 0.0);
+  sp.mixing[sz(k * R + slot)] = 1.0;
+  ++filled_;
+  last_slot_ = k;
+  last_shrunk_ = filled_ == R;
+  sp.last_rebased = false;
+  if (last_shrunk_) shrink_sparse();
+}
+
+// ---- Shrink -----------------------------------------------------------------------------------------
+
+void FrequentDirections::shrink_sparse() {
+  SparseState& sp = *sparse_;
+  const index_t R = rows();
+  shrink_rotation();  // rotation_ (R × kept), α, counters, filled_ = kept
+  const index_t kept = filled_;
+  // B' = rotationᵀ B  ⇔  M' = rotationᵀ M (rows ≥ kept zero); its Gram is diag(λ_i − λ_ℓ).
+  auto& M = sp.mixing;
+  std::fill(sp.square.begin(), sp.square.end(), 0.0);
+  for (index_t i = 0; i < kept; ++i)
+    for (index_t r = 0; r < R; ++r) {
+      const double w = rotation_[sz(r * R + i)];
+      if (w == 0.0) continue;
+      for (index_t c = 0; c < R; ++c) sp.square[sz(i * R + c)] += w * M[sz(r * R + c)];
+    }
+  M.swap(sp.square);
+  const auto lambda = eigen_.values();
+  const double delta = std::max(lambda[sz(options_.ell - 1)], 0.0);
+  auto g = gram_mut();
+  std::fill(g.begin(), g.end(), 0.0);
+  for (index_t i = 0; i < kept; ++i) g[i * R + i] = std::max(lambda[sz(i)] - delta, 0.0);
+  if (sp.rebase_pending)
+    rebase();
+  else
+    compact();
+}
+
+void FrequentDirections::compact() {
+  SparseState& sp = *sparse_;
+  const index_t R = rows(), kept = filled_;
+  auto& M = sp.mixing;
+  auto& K = sp.basis_gram;
+  // Columns of M over the live slots, scaled by ‖Z_c‖, and the preference order for pass 1.
+  std::vector<index_t> live;
+  for (index_t s = 0; s < R; ++s)
+    if (sp.state(s) == SparseState::kLive) live.push_back(s);
+  const auto n = static_cast<index_t>(live.size());
+  std::vector<double> norm(sz(n));
+  sp.columns.assign(sz(kept * n), 0.0);
+  for (index_t c = 0; c < n; ++c) {
+    norm[sz(c)] = std::sqrt(std::max(K[sz(live[c] * R + live[c])], 0.0));
+    for (index_t i = 0; i < kept; ++i) sp.columns[sz(c * kept + i)] = M[sz(i * R + live[c])] * norm[sz(c)];
+  }
+  std::vector<index_t> preference(sz(n));
+  std::iota(preference.begin(), preference.end(), index_t{0});
+  std::stable_sort(preference.begin(), preference.end(),
+                   [&](index_t x, index_t y) { return sp.weight[sz(live[x])] > sp.weight[sz(live[y])]; });
+  const detail::ColumnPivots choice = detail::select_column_pivots(
+      kept, n, sp.columns, preference, kept, kStrongPivot, kRankTolerance * static_cast<double>(R));
+  // Fold each eliminated slot e into the pivots: Z_p += w_pe Z_e with m_e = Σ_p w_pe m_p.
+  // (Scaled columns: w_pe = w̃_ep ‖Z_p‖/‖Z_e‖.) T's pivot rows record the fold for update_product.
+  // S is T with the removed slots' rows zero: Z after the erase is S Z, so K ← S K Sᵀ.
+  auto z = stored();
+  const auto P = choice.pivots.size();
+  const index_t slot = sp.written;
+  std::vector<double> S(sp.transform);  // the identity on the slots kept before the insertion (insert_sparse)
+  S[sz(slot * R + slot)] = 1.0;         // and the new row's slot (K already includes it)
+  for (std::size_t e = 0; e < choice.eliminated.size(); ++e) {
+    const index_t es = live[choice.eliminated[e]];
+    for (std::size_t p = 0; p < P; ++p) {
+      const index_t ps = live[choice.pivots[p]];
+      const double w = choice.weights[e * P + p] * norm[sz(choice.pivots[p])] / norm[sz(choice.eliminated[e])];
+      if (w == 0.0) continue;
+      sp.supports.add_scaled(z, ps, w, es);
+      // Z_old's slot `slot` was zero: the fold of the new row goes to t_a, that of older rows to T.
+      (es == slot ? sp.transform_a[sz(ps)] : sp.transform[sz(ps * R + es)]) = w;
+      S[sz(ps * R + es)] = w;
+      sp.weight[sz(ps)] += sp.weight[sz(es)];
+    }
+  }
+  const auto retire = [&](index_t c) {
+    const index_t s = live[c];
+    for (index_t i = 0; i < R; ++i) M[sz(i * R + s)] = 0.0;
+    for (index_t i = 0; i < R; ++i) S[sz(s * R + i)] = 0.0;
+    sp.slot_state[sz(s)] = SparseState::kRetiring;
+    sp.weight[sz(s)] = 0.0;
+  };
+  for (const index_t c : choice.eliminated) retire(c);
+  for (const index_t c : choice.dropped) retire(c);
+  const int r = static_cast<int>(R);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, r, r, 1.0, S.data(), r, K.data(), r, 0.0,
+              sp.square.data(), r);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r, r, r, 1.0, sp.square.data(), r, S.data(), r, 0.0, K.data(), r);
+  // Growth: forming M (Z x) loses about log10(max_i Σ_c |M_ic|‖Z_c‖ / max_i ‖B_i‖) digits.
+  const auto g = gram();
+  double top = 0.0, growth = 0.0;
+  for (index_t i = 0; i < kept; ++i) top = std::max(top, g[i * R + i]);
+  for (index_t i = 0; i < kept; ++i) {
+    double s = 0.0;
+    for (index_t c = 0; c < R; ++c) s += std::abs(M[sz(i * R + c)]) * std::sqrt(std::max(K[sz(c * R + c)], 0.0));
+    growth = std::max(growth, s);
+  }
+  if (!std::isfinite(growth)) throw NumericError(name() + " sketch: non-finite entry in the mixing matrix");
+  sp.rebase_pending = top > 0.0 && growth > kMaxGrowth * std::sqrt(top);
+}
+
+void FrequentDirections::rebase() {
+  // Z ← B' = M' Z on the kept slots (feature-major: Z_fm ← Z_fm M'ᵀ), M = I, K exact; the learner
+  // folded its lazy weights before this insertion (next_insert_restructures).
+  SparseState& sp = *sparse_;
+  const index_t R = rows(), kept = filled_;
+  const int r = static_cast<int>(R);
+  std::vector<double> out(sz(local_dim() * R), 0.0);
+  if (local_dim() > 0 && kept > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(local_dim()), static_cast<int>(kept), r, 1.0,
+                stored().data(), r, sp.mixing.data(), r, 0.0, out.data(), r);
+  swap_stored(out);
+  // T = M' (then Z_new z = M' Z_old z) composed with the erase/insert map already in T.
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, r, r, 1.0, sp.mixing.data(), r, sp.transform.data(), r,
+              0.0, sp.square.data(), r);
+  sp.transform.swap(sp.square);
+  std::fill(sp.row.begin(), sp.row.end(), 0.0);
+  for (index_t i = 0; i < R; ++i)
+    for (index_t s = 0; s < R; ++s) sp.row[sz(i)] += sp.mixing[sz(i * R + s)] * sp.transform_a[sz(s)];
+  std::copy(sp.row.begin(), sp.row.end(), sp.transform_a.begin());
+  const double total_weight = std::accumulate(sp.weight.begin(), sp.weight.end(), 0.0);
+  std::fill(sp.mixing.begin(), sp.mixing.end(), 0.0);
+  for (index_t s = 0; s < R; ++s) {
+    const bool kept_slot = s < kept;
+    if (kept_slot) sp.mixing[sz(s * R + s)] = 1.0;
+    sp.slot_state[sz(s)] = kept_slot ? SparseState::kLive : SparseState::kFree;
+    sp.weight[sz(s)] = kept_slot ? total_weight : 0.0;
+  }
+  basis_gram(sp.basis_gram);
+  auto g = gram_mut();
+  std::copy(sp.basis_gram.begin(), sp.basis_gram.end(), g.begin());  // BBᵀ = ZZᵀ, exact
+  sp.supports.rebuild(stored());
+  sp.rebase_pending = false;
+  sp.last_rebased = true;
+  ++rebases_;
+}
+
+}  // namespace adasketch

@@ -1,0 +1,104 @@
+#include "slot_supports.hpp"
+
+#include <algorithm>
+
+namespace adasketch::detail {
+
+SlotSupports::SlotSupports(index_t slots, index_t local_dim)
+    : slots_(slots),
+      local_dim_(local_dim),
+      support_(static_cast<std::size_t>(slots)),
+      dense_(static_cast<std::size_t>(slots), 0),
+      dirty_(static_cast<std::size_t>(slots), 0) {}
+
+void SlotSupports::rebuild_if_stale(std::span<const double> z) {
+  if (stale_) rebuild(z);
+}
+
+void SlotSupports::make_dense(index_t s) {
+  dense_[s] = 1;
+  dirty_[s] = 0;
+  std::vector<index_t>().swap(support_[s]);
+}
+
+void SlotSupports::tidy(index_t s) {
+  if (!dirty_[s]) return;
+  auto& list = support_[s];
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+  dirty_[s] = 0;
+}
+
+void SlotSupports::write(std::span<double> z, index_t s, const LocalRow& a) {
+  const auto values = a.values();
+  if (a.is_dense()) {
+    for (index_t j = 0; j < local_dim_; ++j) z[j * slots_ + s] = values[j];
+    make_dense(s);
+    return;
+  }
+  const auto indices = a.indices();
+  for (std::size_t k = 0; k < indices.size(); ++k) z[indices[k] * slots_ + s] = values[k];
+  support_[s].assign(indices.begin(), indices.end());  // ascending, distinct
+  dense_[s] = 0;
+  dirty_[s] = 0;
+  if (static_cast<index_t>(indices.size()) * 8 > local_dim_) make_dense(s);
+}
+
+void SlotSupports::add_scaled(std::span<double> z, index_t dst, double w, index_t src) {
+  if (w == 0.0) return;
+  if (dense_[src]) {
+    for (index_t j = 0; j < local_dim_; ++j) z[j * slots_ + dst] += w * z[j * slots_ + src];
+    if (!dense_[dst]) make_dense(dst);
+    return;
+  }
+  tidy(src);
+  auto& list = support_[dst];
+  for (const index_t j : support_[src]) {
+    double& target = z[j * slots_ + dst];
+    // Every non-zero entry's feature is listed; a zero one may be new (duplicates are removed by tidy).
+    if (target == 0.0 && !dense_[dst]) {
+      list.push_back(j);
+      dirty_[dst] = 1;
+    }
+    target += w * z[j * slots_ + src];
+  }
+  if (!dense_[dst] && static_cast<index_t>(list.size()) * 8 > local_dim_) make_dense(dst);
+}
+
+void SlotSupports::add_to(std::span<const double> z, index_t s, double w, std::span<double> lazy, index_t stride) {
+  if (w == 0.0) return;
+  if (dense_[s]) {
+    for (index_t j = 0; j < local_dim_; ++j) lazy[j * stride] += w * z[j * slots_ + s];
+    return;
+  }
+  tidy(s);
+  for (const index_t j : support_[s]) lazy[j * stride] += w * z[j * slots_ + s];
+}
+
+void SlotSupports::erase(std::span<double> z, index_t s) {
+  if (dense_[s]) {
+    for (index_t j = 0; j < local_dim_; ++j) z[j * slots_ + s] = 0.0;
+  } else {
+    for (const index_t j : support_[s]) z[j * slots_ + s] = 0.0;
+  }
+  support_[s].clear();
+  dense_[s] = 0;
+  dirty_[s] = 0;
+}
+
+void SlotSupports::rebuild(std::span<const double> z) {
+  for (index_t s = 0; s < slots_; ++s) {
+    support_[s].clear();
+    dense_[s] = 0;
+    dirty_[s] = 0;
+  }
+  for (index_t j = 0; j < local_dim_; ++j)
+    for (index_t s = 0; s < slots_; ++s)
+      if (!dense_[s] && z[j * slots_ + s] != 0.0) {
+        support_[s].push_back(j);
+        if (static_cast<index_t>(support_[s].size()) * 8 > local_dim_) make_dense(s);
+      }
+  stale_ = false;
+}
+
+}  // namespace adasketch::detail

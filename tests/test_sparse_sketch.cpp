@@ -1,0 +1,176 @@
+// The sparse form of every sketch (SketchForm::sparse) against its dense form, which the other
+// sketch tests check against LAPACK references: the same BᵀB, Gram and α after every insertion,
+// on sparse rows with random supports (many shrinks, folds of rows into pivots, dropped rows and
+// rebases), and the lazy-weight bookkeeping (update_product, update_coefficients) against a
+// recomputation from the stored rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "adasketch/sketch/frequent_directions.hpp"
+#include "adasketch/sketch/make_sketch.hpp"
+#include "adasketch/sketch/oja_sketch.hpp"
+#include "test_support.hpp"
+
+using namespace adasketch;
+using test::DenseMatrix;
+
+namespace {
+
+const char* const kMethods[] = {"fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja"};
+
+std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, const std::string& method, index_t ell,
+                             SketchForm form) {
+  SketchSpec spec;
+  spec.method = method;
+  spec.ell = ell;
+  spec.seed = 3;
+  spec.alpha0 = method.find("rfd") != std::string::npos ? 0.5 : 0.0;
+  spec.form = form;
+  return make_sketch(comm, d, spec);
+}
+
+// n rows of dimension d with `nnz` non-zeros each at random positions (from std::mt19937_64, the
+// same on every rank), plus, when `shared` > 0, features 0..shared−1 in every row: with them the
+// new rows overlap the sketch's directions, without them they are (nearly) orthogonal to it.
+DenseMatrix sparse_rows(index_t n, index_t d, index_t nnz, index_t shared, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<index_t> feature(0, d - 1);
+  DenseMatrix m{n, d, std::vector<double>(static_cast<std::size_t>(n * d), 0.0)};
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = 0; k < nnz; ++k) m(i, feature(gen)) = normal(gen);
+    for (index_t j = 0; j < shared; ++j) m(i, j) = 0.3 * normal(gen);
+  }
+  return m;
+}
+
+// The calling rank's slice of row i as a sparse LocalRow (indices/values kept in the vectors).
+LocalRow sparse_slice(const DenseMatrix& a, index_t i, const BlockPartition& p, int rank, std::vector<index_t>& idx,
+                      std::vector<double>& val) {
+  idx.clear();
+  val.clear();
+  for (index_t j = p.begin(rank); j < p.end(rank); ++j)
+    if (a(i, j) != 0.0) {
+      idx.push_back(j - p.begin(rank));
+      val.push_back(a(i, j));
+    }
+  return LocalRow::sparse(idx, val);
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (const double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// ‖X − Y‖_max / max(‖Y‖_max, floor).
+double relative(const std::vector<double>& x, const std::vector<double>& y, double floor = 0.0) {
+  double diff = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) diff = std::max(diff, std::abs(x[i] - y[i]));
+  return diff / std::max(max_abs(y), floor);
+}
+
+std::vector<double> btb(const Sketch& s) { return test::gram_of_columns(test::gather_sketch(s)); }
+
+}  // namespace
+
+TEST(SparseSketch, MatchesTheDenseFormRowByRow) {
+  const auto comm = test::world();
+  struct Case {
+    index_t d, nnz, shared;
+  };
+  // Disjoint supports (the new rows are orthogonal to the sketch: SON's N₁ would be singular),
+  // overlapping supports, and a small d where every row is dense on most ranks.
+  for (const Case k : {Case{400, 3, 0}, Case{120, 4, 3}, Case{9, 5, 0}}) {
+    const auto a = sparse_rows(150, k.d, k.nnz, k.shared, 17);
+    for (const char* method : kMethods) {
+      for (const index_t ell : {3, 5}) {
+        auto dense = make(comm, k.d, method, ell, SketchForm::dense);
+        auto sparse = make(comm, k.d, method, ell, SketchForm::sparse);
+        std::vector<index_t> idx;
+        std::vector<double> val;
+        for (index_t t = 0; t < a.n; ++t) {
+          const auto slice = test::local_slice(a, t, dense->partition(), comm.rank());
+          dense->insert(LocalRow::dense(slice));
+          sparse->insert(sparse_slice(a, t, sparse->partition(), comm.rank(), idx, val));
+          if (t % 7 != 6 && t + 1 != a.n) continue;
+          const auto b_dense = btb(*dense), b_sparse = btb(*sparse);
+          const std::vector<double> g_dense(dense->gram().begin(), dense->gram().end());
+          const std::vector<double> g_sparse(sparse->gram().begin(), sparse->gram().end());
+          ASSERT_LT(relative(b_sparse, b_dense), 1e-10) << method << " ell=" << ell << " d=" << k.d << " t=" << t;
+          // Rows of the Gram may differ by the sign/rotation of tied directions only for FD ties; the
+          // diagonal and trace compare directly.
+          double tr_dense = 0.0, tr_sparse = 0.0;
+          for (index_t i = 0; i < dense->rows(); ++i) {
+            tr_dense += g_dense[i * dense->rows() + i];
+            tr_sparse += g_sparse[i * sparse->rows() + i];
+          }
+          ASSERT_NEAR(tr_sparse, tr_dense, 1e-10 * std::max(1.0, tr_dense)) << method << " t=" << t;
+          ASSERT_LT(relative(g_sparse, g_dense, 1e-300), 1e-9) << method << " ell=" << ell << " t=" << t;
+          ASSERT_NEAR(sparse->alpha(), dense->alpha(), 1e-12 * std::max(1.0, dense->alpha())) << method;
+        }
+      }
+    }
+  }
+}
+
+// As Sketches.CarryProductsAndCoefficientsThroughInsertions, for the sparse forms and sparse rows:
+// Z_new z from update_product equals a fresh Z_new z, and w̄ + Z_oldᵀc = w̄' + Z_newᵀc' + β a.
+TEST(SparseSketch, CarriesProductsAndCoefficientsThroughInsertions) {
+  const auto comm = test::world();
+  std::mt19937_64 gen(5);  // the same stream on every rank
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const index_t shared : {0, 3}) {
+    const auto a = sparse_rows(90, 60, 4, shared, 23);
+    for (const char* method : kMethods) {
+      auto s = make(comm, a.d, method, 3, SketchForm::sparse);
+      const index_t Rz = s->basis_rows(), dp = s->local_dim(), begin = s->partition().begin(comm.rank());
+      std::vector<double> z(static_cast<std::size_t>(a.d)), zz(static_cast<std::size_t>(Rz)), fresh(zz.size());
+      std::vector<double> c(zz.size()), before(static_cast<std::size_t>(dp)), after(before.size());
+      std::vector<index_t> idx;
+      std::vector<double> val;
+      for (index_t t = 0; t < a.n; ++t) {
+        for (auto& v : z) v = normal(gen);
+        // A learner changes c only by Mᵀv (and update_coefficients), so c is 0 on the stored rows
+        // that M does not use (the rows the last insertion retired, erased at the next).
+        std::vector<double> v(static_cast<std::size_t>(s->rows()));
+        for (auto& x : v) x = normal(gen);
+        s->mix_transpose(v, c);
+        if (s->next_insert_restructures()) std::fill(c.begin(), c.end(), 0.0);  // the learner folds
+        const std::vector<double> zl(z.begin() + begin, z.begin() + begin + dp);
+        std::fill(zz.begin(), zz.end(), 0.0);
+        s->add_local_product(LocalRow::dense(zl), zz);
+        comm.allreduce_sum(zz);
+        std::fill(before.begin(), before.end(), 0.0);
+        s->add_local_transpose_product(c, before);
+        double az = 0.0;
+        for (index_t j = 0; j < a.d; ++j) az += a(t, j) * z[j];
+        const LocalRow row = sparse_slice(a, t, s->partition(), comm.rank(), idx, val);
+        s->insert(row);
+
+        s->update_product(zz, az);
+        std::fill(fresh.begin(), fresh.end(), 0.0);
+        s->add_local_product(LocalRow::dense(zl), fresh);
+        comm.allreduce_sum(fresh);
+        ASSERT_LT(test::relative_max_diff(zz, fresh), 1e-10) << method << " t=" << t;
+
+        std::fill(after.begin(), after.end(), 0.0);
+        const double beta = s->update_coefficients(c, after, 1);
+        s->add_local_transpose_product(c, after);
+        for (std::size_t k = 0; k < idx.size(); ++k) after[static_cast<std::size_t>(idx[k])] += beta * val[k];
+        ASSERT_LT(test::relative_max_diff(after, before), 1e-10) << method << " t=" << t;
+        // B = M Z: mix() of a fresh Z z is B z from the explicit block.
+        const auto b = test::gather_sketch(*s);
+        std::vector<double> bz(static_cast<std::size_t>(s->rows()), 0.0), mixed(bz.size());
+        for (index_t i = 0; i < s->rows(); ++i)
+          for (index_t j = 0; j < a.d; ++j) bz[i] += b(i, j) * z[j];
+        s->mix(fresh, mixed);
+        ASSERT_LT(test::relative_max_diff(mixed, bz), 1e-10) << method << " t=" << t;
+      }
+    }
+  }
+}
