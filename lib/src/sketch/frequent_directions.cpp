@@ -29,6 +29,7 @@ FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPart
       alpha_(options.regularized ? options.alpha0 : 0.0),
       eigen_(static_cast<int>(buffer_rows(options))) {
   ADASKETCH_REQUIRE(options.alpha0 >= 0.0 && std::isfinite(options.alpha0), "alpha0 = " + std::to_string(options.alpha0));
+  ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + std::to_string(options.max_growth));
   rotation_.assign(static_cast<std::size_t>(rows() * rows()), 0.0);
   scratch_.assign(static_cast<std::size_t>(local_dim() * rows()), 0.0);
   product_scratch_.assign(static_cast<std::size_t>(rows()), 0.0);

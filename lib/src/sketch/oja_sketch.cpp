@@ -11,11 +11,6 @@
 
 namespace adasketch {
 
-namespace {
-// Past this growth of F·(Z x) over its result (digits lost ≈ log10), the sparse form rebases.
-constexpr double kMaxGrowth = 1e4;
-}  // namespace
-
 OjaSketch::OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptions& options)
     : OjaSketch(comm, BlockPartition(dim, comm.size()), options) {}
 
@@ -25,6 +20,7 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
                     "ell = " + std::to_string(options.ell) + ", dim = " + std::to_string(columns.dim()));
   ADASKETCH_REQUIRE(options.gamma > 0.0 && options.gamma <= 1.0, "gamma = " + std::to_string(options.gamma));
   ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
+  ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + std::to_string(options.max_growth));
   const bool sparse = options.form == SketchForm::sparse;
   if (options_.gram_refresh == 0)
     options_.gram_refresh = sparse ? std::max<index_t>(4 * options.ell, (columns.dim() + 15) / 16) : options.ell;
@@ -207,7 +203,7 @@ void OjaSketch::orthonormalize_factor() {
     growth = std::max(growth, g);
   }
   if (!std::isfinite(growth)) throw NumericError("oja sketch: non-finite entry in the factor F");
-  rebase_pending_ = growth > kMaxGrowth;
+  rebase_pending_ = growth > options_.max_growth;
 }
 
 void OjaSketch::rebase() {

@@ -75,15 +75,47 @@ void SlotSupports::add_to(std::span<const double> z, index_t s, double w, std::s
   for (const index_t j : support_[s]) lazy[j * stride] += w * z[j * slots_ + s];
 }
 
-void SlotSupports::erase(std::span<double> z, index_t s) {
-  if (dense_[s]) {
-    for (index_t j = 0; j < local_dim_; ++j) z[j * slots_ + s] = 0.0;
-  } else {
-    for (const index_t j : support_[s]) z[j * slots_ + s] = 0.0;
+void SlotSupports::fold(std::span<double> z, std::span<const index_t> pivots, std::span<const index_t> sources,
+                        std::span<const double> w) {
+  const std::size_t P = pivots.size();
+  std::vector<std::size_t> dense_sources;
+  for (std::size_t e = 0; e < sources.size(); ++e) {
+    if (dense_[sources[e]]) {
+      dense_sources.push_back(e);
+      continue;
+    }
+    for (std::size_t p = 0; p < P; ++p) add_scaled(z, pivots[p], w[e * P + p], sources[e]);
   }
-  support_[s].clear();
-  dense_[s] = 0;
-  dirty_[s] = 0;
+  if (dense_sources.empty()) return;
+  for (index_t j = 0; j < local_dim_; ++j) {
+    double* zj = z.data() + j * slots_;
+    for (const std::size_t e : dense_sources) {
+      const double v = zj[sources[e]];
+      if (v == 0.0) continue;
+      for (std::size_t p = 0; p < P; ++p) zj[pivots[p]] += w[e * P + p] * v;
+    }
+  }
+  for (std::size_t p = 0; p < P; ++p)
+    for (const std::size_t e : dense_sources)
+      if (w[e * P + p] != 0.0 && !dense_[pivots[p]]) make_dense(pivots[p]);
+}
+
+void SlotSupports::erase(std::span<double> z, std::span<const index_t> slots) {
+  bool any_dense = false;
+  for (const index_t s : slots) {
+    if (dense_[s]) {
+      any_dense = true;
+      continue;
+    }
+    for (const index_t j : support_[s]) z[j * slots_ + s] = 0.0;
+    support_[s].clear();
+    dirty_[s] = 0;
+  }
+  if (!any_dense) return;
+  for (index_t j = 0; j < local_dim_; ++j)
+    for (const index_t s : slots)
+      if (dense_[s]) z[j * slots_ + s] = 0.0;
+  for (const index_t s : slots) dense_[s] = 0;
 }
 
 void SlotSupports::rebuild(std::span<const double> z) {

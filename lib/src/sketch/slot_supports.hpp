@@ -26,8 +26,12 @@ class SlotSupports {
   void add_scaled(std::span<double> z, index_t dst, double w, index_t src);
   /// lazy[j·stride] += w·Z[j, s] on s's support.
   void add_to(std::span<const double> z, index_t s, double w, std::span<double> lazy, index_t stride);
-  /// Z[:, s] = 0.
-  void erase(std::span<double> z, index_t s);
+  /// For every pair (e, p): Z[:, p] += w[e·pivots.size() + p]·Z[:, e]. The sources kept as dense
+  /// are read in one pass over the block (a dense source costs one sweep whatever its fan-out).
+  void fold(std::span<double> z, std::span<const index_t> pivots, std::span<const index_t> sources,
+            std::span<const double> w);
+  /// Z[:, s] = 0 for each s (the dense ones in one pass over the block).
+  void erase(std::span<double> z, std::span<const index_t> slots);
   /// Every slot's support from the non-zero values (after a dense rewrite of the block).
   void rebuild(std::span<const double> z);
 

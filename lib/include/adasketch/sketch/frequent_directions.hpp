@@ -37,8 +37,11 @@ struct FrequentDirectionsOptions {
   bool regularized = false;
   /// α₀, the initial α of the regularized variant (≥ 0). Ignored when regularized is false.
   double alpha0 = 0.0;
-  /// Dense: shrinks rewrite the stored rows. Sparse: see sparse_frequent_directions.hpp.
+  /// Dense: shrinks rewrite the stored rows. Sparse: see above.
   SketchForm form = SketchForm::dense;
+  /// Sparse form: rebase when forming B·x from M·(Z x) could lose more than log10(max_growth) digits
+  /// to cancellation (≥ 1; smaller is more exact and rebases more often).
+  double max_growth = 1e4;
 };
 
 class FrequentDirections final : public Sketch {

@@ -28,6 +28,8 @@ struct OjaSketchOptions {
   /// less per step than the sparse step's O(ℓ³)).
   index_t gram_refresh = 0;
   SketchForm form = SketchForm::dense;
+  /// Sparse form: rebase when forming F·(Z x) could lose more than log10(max_growth) digits (≥ 1).
+  double max_growth = 1e4;
 };
 
 class OjaSketch final : public Sketch {
