@@ -136,10 +136,10 @@ TEST(Checkpoint, BadFilesAreRefused) {
   write_bytes(bad, header);
   expect_refused(bad, spec, kCheckpointDim, "header checksum mismatch");
   header = bytes;
-  header[8] = 2;  // version 2, resealed
+  header[8] = 3;  // version 3, resealed
   reseal(header);
   write_bytes(bad, header);
-  expect_refused(bad, spec, kCheckpointDim, "version 2 is not supported");
+  expect_refused(bad, spec, kCheckpointDim, "version 3 is not supported");
   write_bytes(bad, std::vector<char>(bytes.begin(), bytes.end() - 8));
   expect_refused(bad, spec, kCheckpointDim, "truncated checkpoint file");
   std::vector<char> longer = bytes;

@@ -170,8 +170,8 @@ generate() {
   cp "$g/ckpt" "$g/ckpt_flip_data" && flip "$g/ckpt_flip_data" $((size - 3))
   cp "$g/ckpt" "$g/ckpt_bad_magic" && flip "$g/ckpt_bad_magic" 5
   : >"$g/ckpt_empty"
-  cp "$g/ckpt" "$g/ckpt_version2" && printf '\002' | dd of="$g/ckpt_version2" bs=1 seek=8 conv=notrunc status=none &&
-    reseal_checkpoint "$g/ckpt_version2"
+  cp "$g/ckpt" "$g/ckpt_version3" && printf '\003' | dd of="$g/ckpt_version3" bs=1 seek=8 conv=notrunc status=none &&
+    reseal_checkpoint "$g/ckpt_version3"
   cp "$g/ckpt" "$g/ckpt_huge_d" && put64 "$g/ckpt_huge_d" 16 1000000000000 && reseal_checkpoint "$g/ckpt_huge_d"
   cp "$g/ckpt" "$g/ckpt_bad_algo" && printf 'ada-xx' | dd of="$g/ckpt_bad_algo" bs=1 seek=32 conv=notrunc status=none &&
     reseal_checkpoint "$g/ckpt_bad_algo"

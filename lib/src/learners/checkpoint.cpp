@@ -197,6 +197,7 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
   const Front front = read_front(file, path, true);
   const CheckpointHeader& header = front.decoded.header;
   require_same_learner(header, learner, path);
+  learner.choose_form(header.spec.form);
   StateFields state;
   learner.state_fields(state);
   const std::vector<Field>& fields = state.fields();
@@ -267,6 +268,7 @@ std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const Lea
   real("sigma", saved.sigma, given.sigma);
   text("eta-schedule", saved.eta_schedule, given.eta_schedule);
   text("seed", std::to_string(saved.seed), std::to_string(given.seed));
+  if (given.form != "auto") text("form", saved.form, given.form);  // auto accepts the form the run took
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "adasketch/sketch/sketch.hpp"
 #include "collective_file.hpp"
 
 namespace adasketch::detail {
@@ -16,12 +17,12 @@ static_assert(std::endian::native == std::endian::little, "the checkpoint format
 
 namespace {
 
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: the sketch form (auto, dense, sparse) at kFormAt
 constexpr std::size_t kNameBytes = 32;
 constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kScheduleAt = 96;
 constexpr std::size_t kSpecAt = 128, kRanksAt = 184, kStateAt = 192, kPassesAt = 248, kDataExamplesAt = 256;
 constexpr std::size_t kFieldsAt = 264, kSizeAt = 272, kTableSumAt = 280;
-constexpr std::size_t kDataNameAt = 288, kDataNameBytes = 216, kHeaderSumAt = 504;
+constexpr std::size_t kDataNameAt = 288, kDataNameBytes = 208, kFormAt = 496, kHeaderSumAt = 504;
 constexpr std::uint64_t kMaxFields = 4096;
 
 using Bytes = std::span<unsigned char>;
@@ -83,6 +84,7 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
   const double reals[5] = {s.eta, s.delta, s.alpha0, s.C, s.sigma};
   for (std::size_t i = 0; i < 5; ++i) put_at(h, kSpecAt + 8 + 8 * i, reals[i]);
   put_at(h, kSpecAt + 48, s.seed);
+  put_at(h, kFormAt, static_cast<std::uint64_t>(parse_form_choice(s.form)));
   put_at(h, kRanksAt, static_cast<std::uint64_t>(header.ranks));
   put_at(h, kStateAt, static_cast<std::uint64_t>(t.pass));
   put_at(h, kStateAt + 8, static_cast<std::uint64_t>(t.position));
@@ -136,6 +138,9 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   double* reals[5] = {&s.eta, &s.delta, &s.alpha0, &s.C, &s.sigma};
   for (std::size_t i = 0; i < 5; ++i) *reals[i] = get_at<double>(h, kSpecAt + 8 + 8 * i);
   s.seed = get_at<std::uint64_t>(h, kSpecAt + 48);
+  const auto form = get_at<std::uint64_t>(h, kFormAt);
+  if (form > static_cast<std::uint64_t>(FormChoice::sparse)) throw corrupt(path, "bad form code " + std::to_string(form));
+  s.form = to_string(static_cast<FormChoice>(form));
   try {
     const Loss loss(s.loss, std::max(out.classes, 2));
     if (loss.outputs() != out.classes) throw InvalidArgument("K");

@@ -33,7 +33,7 @@ void require(bool ok, const std::string& what) {
 // Validates the options and builds the sketch: gradients live in R^{dK} on the interleaved
 // partition (feature j's K entries j·K … j·K+K−1 on j's owner), data in R^d.
 std::unique_ptr<Sketch> build_sketch(const Communicator& comm, index_t dim, const Loss& loss,
-                                     const SketchedAdaGradOptions& o) {
+                                     const SketchedAdaGradOptions& o, SketchForm form) {
   require(dim >= 1, "dim must be >= 1, got " + std::to_string(dim));
   require(o.ell >= 1, "ell must be >= 1, got " + std::to_string(o.ell));
   require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number(o.eta));
@@ -49,13 +49,14 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, index_t dim, cons
       FrequentDirectionsOptions fd;
       fd.ell = o.ell;
       fd.fast = o.sketching == Sketching::fast_fd_gradients;
+      fd.form = form;
       return std::make_unique<FrequentDirections>(comm, features.interleaved(loss.outputs()), fd);
     }
     case Sketching::rp_gradients:
       return std::make_unique<RandomProjection>(comm, features.interleaved(loss.outputs()),
-                                                RandomProjectionOptions{o.ell, o.seed, 0});
+                                                RandomProjectionOptions{o.ell, o.seed, 0, form});
     case Sketching::rp_data:
-      return std::make_unique<RandomProjection>(comm, features, RandomProjectionOptions{o.ell, o.seed, 0});
+      return std::make_unique<RandomProjection>(comm, features, RandomProjectionOptions{o.ell, o.seed, 0, form});
   }
   throw InvalidArgument("SketchedAdaGrad: unknown sketching");
 }
@@ -68,12 +69,18 @@ SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Lo
                                  const SketchedAdaGradOptions& options)
     : Learner(comm, dim, loss),
       options_(options),
-      sketch_(build_sketch(comm, dim, loss, options)),
-      rows_(sketch_->rows()),
-      basis_(sketch_->basis_rows()),
       classes_(loss.outputs()),
       dp_(local_dim()),
-      eigen_(static_cast<int>(sketch_->rows())) {
+      eigen_(1),
+      form_resolved_(options.sketch_form != FormChoice::automatic) {
+  install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
+}
+
+void SketchedAdaGrad::install_sketch(SketchForm form) {
+  sketch_ = build_sketch(comm(), partition().dim(), loss(), options_, form);
+  rows_ = sketch_->rows();
+  basis_ = sketch_->basis_rows();
+  eigen_ = SymmetricEigen(static_cast<int>(rows_));
   const index_t R = rows_, Rz = basis_, K = classes_;
   phi_.assign(sz(R), 0.0);
   z_.assign(sz(R), 0.0);
@@ -103,6 +110,12 @@ SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Lo
 
 SketchedAdaGrad::~SketchedAdaGrad() = default;
 
+void SketchedAdaGrad::choose_form(const std::string& form) {
+  if (form_resolved_ || form == "auto") return;
+  if (parse_sketch_form(form) == SketchForm::sparse) install_sketch(SketchForm::sparse);
+  form_resolved_ = true;
+}
+
 std::string SketchedAdaGrad::name() const {
   std::string base;
   switch (options_.sketching) {
@@ -122,6 +135,7 @@ LearnerSpec SketchedAdaGrad::spec() const {
   s.ell = options_.ell;
   s.eta = options_.eta;
   s.delta = options_.delta;
+  s.form = form_resolved_ ? to_string(sketch_->form()) : "auto";
   if (options_.sketching == Sketching::rp_gradients || options_.sketching == Sketching::rp_data) s.seed = options_.seed;
   return s;
 }
@@ -299,6 +313,8 @@ void SketchedAdaGrad::apply_p(std::span<const double> v, std::span<double> out) 
 
 StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
   check_row(x);
+  // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks).
+  if (!form_resolved_) choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? "sparse" : "dense");
   const index_t R = basis_, K = classes_;
   const index_t products = sketches_gradients() ? R * K : R;
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
@@ -464,6 +480,7 @@ std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, index_t
     o.eta = spec.eta;
     o.delta = spec.delta;
     o.seed = spec.seed;
+    o.sketch_form = parse_form_choice(spec.form);
     return std::make_unique<SketchedAdaGrad>(comm, dim, Loss(spec.loss, spec.classes), o);
   }
   return nullptr;

@@ -92,12 +92,18 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
   ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + std::to_string(options.sigma));
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + std::to_string(options.eta));
   regularized_ = options.sketch.ends_with("rfd");
+  form_resolved_ = options.sketch_form != FormChoice::automatic;
+  install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
+}
+
+void SketchedNewton::install_sketch(SketchForm form) {
   SketchSpec spec;
-  spec.method = options.sketch;
-  spec.ell = options.ell;
-  spec.seed = options.seed;
-  spec.alpha0 = regularized_ ? options.alpha : 0.0;
-  sketch_ = make_sketch(comm, partition(), spec);
+  spec.method = options_.sketch;
+  spec.ell = options_.ell;
+  spec.seed = options_.seed;
+  spec.alpha0 = regularized_ ? options_.alpha : 0.0;
+  spec.form = form;
+  sketch_ = make_sketch(comm(), partition(), spec);
   fd_ = dynamic_cast<const FrequentDirections*>(sketch_.get());
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
@@ -119,6 +125,12 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
 
 SketchedNewton::~SketchedNewton() = default;
 
+void SketchedNewton::choose_form(const std::string& form) {
+  if (form_resolved_ || form == "auto") return;
+  if (parse_sketch_form(form) == SketchForm::sparse) install_sketch(SketchForm::sparse);
+  form_resolved_ = true;
+}
+
 std::string SketchedNewton::name() const { return options_.sketch + "-son"; }
 
 LearnerSpec SketchedNewton::spec() const {
@@ -131,6 +143,7 @@ LearnerSpec SketchedNewton::spec() const {
   s.sigma = options_.sigma;
   s.eta = options_.eta;
   s.eta_schedule = to_string(options_.eta_schedule);
+  s.form = form_resolved_ ? to_string(sketch_->form()) : "auto";
   if (options_.sketch == "rp" || options_.sketch == "oja") s.seed = options_.seed;
   return s;
 }
@@ -249,6 +262,8 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
 }
 
 StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
+  // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks).
+  if (!form_resolved_) choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? "sparse" : "dense");
   const index_t Rz = basis_;
   Sketch& sk = *sketch_;
   const Projection pr = project(x);
@@ -279,13 +294,13 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
   bool in_row_space = false;        // x is (a multiple of) the stored row `slot`
   index_t slot = -1;
   if (gscale != 0.0) {
-    const bool restructures = sk.next_insert_restructures();
-    if (restructures) {
-      // A shrink rewrites every row: fold u = ū + Zᵀc into ū first (Sketch::next_insert_restructures).
+    if (sk.next_insert_restructures()) {
+      // A dense shrink or a rebase rewrites every row: fold u = ū + Zᵀc into ū first.
       sk.add_local_transpose_product(c_, ubar_);
       std::fill(c_.begin(), c_.end(), 0.0);
     }
     slot = fd_ != nullptr ? fd_->filled() : -1;
+    const index_t shrinks_before = fd_ != nullptr ? fd_->shrinks() : 0;
     // ĝ's local slice (a scaled copy of x), Z ĝ = gscale · Z x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
     const auto xv = x.values();
     ADASKETCH_REQUIRE(xv.size() <= ghat_.size(), "the example has more local entries than local features");
@@ -297,7 +312,7 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
     // Carry u = ū + Zᵀc and Z x through the insertion (Sketch::update_coefficients, update_product).
     kappa += sk.update_coefficients(c_, ubar_, 1) * gscale;  // Z_oldᵀc = Z_newᵀc' + β ĝ + (retired rows)
     sk.update_product(zx_, gscale * pr.xx);                  // zx_ = Z_new x
-    if (fd_ != nullptr && !restructures) {
+    if (fd_ != nullptr && fd_->shrinks() == shrinks_before) {
       factor_row(slot);  // only row `slot` of the Gram changed, α did not
       in_row_space = true;
     } else {
@@ -373,6 +388,7 @@ std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, index_t 
   options.eta = spec.eta;
   options.eta_schedule = parse_eta_schedule(spec.eta_schedule);
   options.seed = spec.seed;
+  options.sketch_form = parse_form_choice(spec.form);
   return std::make_unique<SketchedNewton>(comm, dim, Loss(spec.loss, spec.classes), options);
 }
 

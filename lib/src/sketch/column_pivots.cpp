@@ -17,28 +17,33 @@ double dot(const double* a, const double* b, index_t m) {
 
 }  // namespace
 
-ColumnPivots select_column_pivots(index_t m, index_t n, std::span<const double> columns,
-                                  std::span<const index_t> preference, index_t max_pivots, double strong_tolerance,
-                                  double rank_tolerance) {
+void select_column_pivots(index_t m, index_t n, std::span<const double> columns, std::span<const index_t> preference,
+                          index_t max_pivots, double strong_tolerance, double rank_tolerance, ColumnPivots& out) {
   ADASKETCH_REQUIRE(static_cast<index_t>(columns.size()) >= m * n, "columns has " + std::to_string(columns.size()) + " entries");
   const auto at = [&](index_t c) { return columns.data() + c * m; };
-  ColumnPivots out;
+  out.pivots.clear();
+  out.eliminated.clear();
+  out.dropped.clear();
   double scale = 0.0;
-  std::vector<double> norm(static_cast<std::size_t>(n));
+  auto& norm = out.norm;
+  norm.assign(static_cast<std::size_t>(n), 0.0);
   for (index_t c = 0; c < n; ++c) {
     norm[c] = std::sqrt(dot(at(c), at(c), m));
     scale = std::max(scale, norm[c]);
   }
   // 0 = candidate, 1 = pivot, 2 = dropped.
-  std::vector<int> role(static_cast<std::size_t>(n), 0);
+  auto& role = out.role;
+  role.assign(static_cast<std::size_t>(n), 0);
   for (index_t c = 0; c < n; ++c)
     if (!(norm[c] > rank_tolerance * scale)) {
       role[c] = 2;
       out.dropped.push_back(c);
     }
   // Residuals of the candidates against the accepted directions (modified Gram–Schmidt).
-  std::vector<double> residual(columns.begin(), columns.begin() + m * n);
-  std::vector<double> q;  // accepted orthonormal directions, m each
+  auto& residual = out.residual;
+  residual.assign(columns.begin(), columns.begin() + m * n);
+  auto& q = out.q;  // accepted orthonormal directions, m each
+  q.clear();
   const auto residual_norm = [&](index_t c) { return std::sqrt(dot(residual.data() + c * m, residual.data() + c * m, m)); };
   const auto accept = [&](index_t c) {
     double* r = residual.data() + c * m;
@@ -82,7 +87,8 @@ ColumnPivots select_column_pivots(index_t m, index_t n, std::span<const double> 
   }
   // Coefficients: with R[i][j] = q_iᵀ c_{p_j} (upper triangular), solve R w = Qᵀ c_e.
   const auto P = static_cast<index_t>(out.pivots.size());
-  std::vector<double> r(static_cast<std::size_t>(P * P), 0.0);
+  auto& r = out.r;
+  r.assign(static_cast<std::size_t>(P * P), 0.0);
   for (index_t j = 0; j < P; ++j)
     for (index_t i = 0; i <= j; ++i) r[i * P + j] = dot(q.data() + i * m, at(out.pivots[j]), m);
   for (index_t c = 0; c < n; ++c)
@@ -97,7 +103,6 @@ ColumnPivots select_column_pivots(index_t m, index_t n, std::span<const double> 
       w[i] = v / r[i * P + i];
     }
   }
-  return out;
 }
 
 }  // namespace adasketch::detail

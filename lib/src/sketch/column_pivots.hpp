@@ -24,12 +24,14 @@ struct ColumnPivots {
   std::vector<index_t> dropped;     ///< negligible columns
   /// eliminated.size() × pivots.size(), row-major: c_{eliminated[e]} = Σ_p w[e][p] c_{pivots[p]}.
   std::vector<double> weights;
+  /// Workspace, kept between calls so that a call within the sizes seen before does not allocate.
+  std::vector<double> norm, residual, q, r;
+  std::vector<int> role;
 };
 
 /// `columns` holds n columns of length m, column-major (columns[c·m + i]); `preference` lists the
-/// candidates of pass 1, best first (a permutation of a subset of 0..n−1).
-ColumnPivots select_column_pivots(index_t m, index_t n, std::span<const double> columns,
-                                  std::span<const index_t> preference, index_t max_pivots, double strong_tolerance,
-                                  double rank_tolerance);
+/// candidates of pass 1, best first (a permutation of a subset of 0..n−1). Fills `out`.
+void select_column_pivots(index_t m, index_t n, std::span<const double> columns, std::span<const index_t> preference,
+                          index_t max_pivots, double strong_tolerance, double rank_tolerance, ColumnPivots& out);
 
 }  // namespace adasketch::detail

@@ -43,7 +43,16 @@ FrequentDirections::SparseState::SparseState(index_t rows, index_t local_dim)
       supports(rows, local_dim),
       local_za(sz(rows), 0.0),
       row(sz(rows), 0.0),
-      square(sz(rows * rows), 0.0) {}
+      square(sz(rows * rows), 0.0) {
+  for (auto* v : {&columns, &fold}) v->reserve(sz(rows * rows));
+  fold_map.reserve(sz(rows * rows));
+  norm.reserve(sz(rows));
+  for (auto* v : {&live, &preference, &pivot_slots, &source_slots, &retired}) v->reserve(sz(rows));
+  for (auto* v : {&pivots.pivots, &pivots.eliminated, &pivots.dropped}) v->reserve(sz(rows));
+  for (auto* v : {&pivots.weights, &pivots.residual, &pivots.q, &pivots.r}) v->reserve(sz(rows * rows));
+  pivots.norm.reserve(sz(rows));
+  pivots.role.reserve(sz(rows));
+}
 
 void FrequentDirections::SparseState::mix(index_t filled, std::span<const double> z, std::span<double> out) const {
   for (index_t i = 0; i < R; ++i) {
@@ -126,7 +135,8 @@ void FrequentDirections::insert_sparse(const LocalRow& a, std::span<const double
   std::fill(sp.transform.begin(), sp.transform.end(), 0.0);
   std::fill(sp.transform_a.begin(), sp.transform_a.end(), 0.0);
   std::copy(za.begin(), za.begin() + R, sp.local_za.begin());
-  std::vector<index_t> retired;
+  auto& retired = sp.retired;
+  retired.clear();
   for (index_t s = 0; s < R; ++s)
     if (sp.state(s) == SparseState::kRetiring) retired.push_back(s);
   sp.supports.erase(z, retired);
@@ -204,32 +214,43 @@ void FrequentDirections::compact() {
   auto& M = sp.mixing;
   auto& K = sp.basis_gram;
   // Columns of M over the live slots, scaled by ‖Z_c‖, and the preference order for pass 1.
-  std::vector<index_t> live;
+  auto& live = sp.live;
+  live.clear();
   for (index_t s = 0; s < R; ++s)
     if (sp.state(s) == SparseState::kLive) live.push_back(s);
   const auto n = static_cast<index_t>(live.size());
-  std::vector<double> norm(sz(n));
+  auto& norm = sp.norm;
+  norm.assign(sz(n), 0.0);
   sp.columns.assign(sz(kept * n), 0.0);
   for (index_t c = 0; c < n; ++c) {
     norm[sz(c)] = std::sqrt(std::max(K[sz(live[c] * R + live[c])], 0.0));
     for (index_t i = 0; i < kept; ++i) sp.columns[sz(c * kept + i)] = M[sz(i * R + live[c])] * norm[sz(c)];
   }
-  std::vector<index_t> preference(sz(n));
+  auto& preference = sp.preference;
+  preference.resize(sz(n));
   std::iota(preference.begin(), preference.end(), index_t{0});
-  std::stable_sort(preference.begin(), preference.end(),
-                   [&](index_t x, index_t y) { return sp.weight[sz(live[x])] > sp.weight[sz(live[y])]; });
-  const detail::ColumnPivots choice = detail::select_column_pivots(
-      kept, n, sp.columns, preference, kept, kStrongPivot, kRankTolerance * static_cast<double>(R));
+  std::sort(preference.begin(), preference.end(), [&](index_t x, index_t y) {  // heaviest first, then by slot
+    const double wx = sp.weight[sz(live[x])], wy = sp.weight[sz(live[y])];
+    return wx > wy || (wx == wy && x < y);
+  });
+  detail::select_column_pivots(kept, n, sp.columns, preference, kept, kStrongPivot,
+                               kRankTolerance * static_cast<double>(R), sp.pivots);
+  const detail::ColumnPivots& choice = sp.pivots;
   // Fold each eliminated slot e into the pivots: Z_p += w_pe Z_e with m_e = Σ_p w_pe m_p.
   // (Scaled columns: w_pe = w̃_ep ‖Z_p‖/‖Z_e‖.) T's pivot rows record the fold for update_product.
   // S is T with the removed slots' rows zero: Z after the erase is S Z, so K ← S K Sᵀ.
   auto z = stored();
   const auto P = choice.pivots.size();
   const index_t slot = sp.written;
-  std::vector<double> S(sp.transform);  // the identity on the slots kept before the insertion (insert_sparse)
-  S[sz(slot * R + slot)] = 1.0;         // and the new row's slot (K already includes it)
-  std::vector<index_t> pivot_slots(P), source_slots(choice.eliminated.size());
-  std::vector<double> fold(choice.weights.size());
+  auto& S = sp.fold_map;
+  S.assign(sp.transform.begin(), sp.transform.end());  // the identity on the slots kept before the insertion
+  S[sz(slot * R + slot)] = 1.0;                         // and the new row's slot (K already includes it)
+  auto& pivot_slots = sp.pivot_slots;
+  auto& source_slots = sp.source_slots;
+  auto& fold = sp.fold;
+  pivot_slots.resize(P);
+  source_slots.resize(choice.eliminated.size());
+  fold.resize(choice.weights.size());
   for (std::size_t p = 0; p < P; ++p) pivot_slots[p] = live[choice.pivots[p]];
   for (std::size_t e = 0; e < choice.eliminated.size(); ++e) {
     const index_t es = source_slots[e] = live[choice.eliminated[e]];

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "adasketch/sketch/frequent_directions.hpp"
+#include "column_pivots.hpp"
 #include "slot_supports.hpp"
 
 namespace adasketch {
@@ -39,7 +40,10 @@ struct FrequentDirections::SparseState {
   bool rebase_pending = false;     ///< the growth check asks for a rebase at the next shrink
   bool last_rebased = false;       ///< the last insertion rebased (a learner folded before it)
   mutable detail::SlotSupports supports;  ///< local; rebuilt after a checkpoint listed the block
-  std::vector<double> local_za, row, square, columns;  ///< scratch
+  // Scratch, sized once so that an insertion does not allocate.
+  std::vector<double> local_za, row, square, columns, norm, fold, fold_map;
+  std::vector<index_t> live, preference, pivot_slots, source_slots, retired;
+  detail::ColumnPivots pivots;
 };
 
 }  // namespace adasketch

@@ -20,6 +20,22 @@ SketchForm parse_sketch_form(const std::string& name) {
   throw InvalidArgument("unknown sketch form '" + name + "' (expected dense or sparse)");
 }
 
+std::string to_string(FormChoice choice) {
+  switch (choice) {
+    case FormChoice::automatic: return "auto";
+    case FormChoice::dense: return "dense";
+    case FormChoice::sparse: return "sparse";
+  }
+  return "auto";
+}
+
+FormChoice parse_form_choice(const std::string& name) {
+  if (name == "auto") return FormChoice::automatic;
+  if (name == "dense") return FormChoice::dense;
+  if (name == "sparse") return FormChoice::sparse;
+  throw InvalidArgument("unknown form '" + name + "' (expected auto, dense or sparse)");
+}
+
 Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows,
                index_t basis_rows, SketchForm form)
     : comm_(comm), partition_(partition), ell_(ell), rows_(rows), basis_rows_(basis_rows), local_dim_(0), form_(form) {

@@ -9,7 +9,12 @@ SlotSupports::SlotSupports(index_t slots, index_t local_dim)
       local_dim_(local_dim),
       support_(static_cast<std::size_t>(slots)),
       dense_(static_cast<std::size_t>(slots), 0),
-      dirty_(static_cast<std::size_t>(slots), 0) {}
+      dirty_(static_cast<std::size_t>(slots), 0) {
+  // Each list holds at most local_dim/8 + 1 features before its slot counts as dense: reserved once,
+  // so that the steps do not allocate (R·d_p bytes, an eighth of the block).
+  for (auto& list : support_) list.reserve(static_cast<std::size_t>(local_dim / 8 + 2));
+  dense_sources_.reserve(static_cast<std::size_t>(slots));
+}
 
 void SlotSupports::rebuild_if_stale(std::span<const double> z) {
   if (stale_) rebuild(z);
@@ -18,7 +23,7 @@ void SlotSupports::rebuild_if_stale(std::span<const double> z) {
 void SlotSupports::make_dense(index_t s) {
   dense_[s] = 1;
   dirty_[s] = 0;
-  std::vector<index_t>().swap(support_[s]);
+  support_[s].clear();
 }
 
 void SlotSupports::tidy(index_t s) {
@@ -38,10 +43,13 @@ void SlotSupports::write(std::span<double> z, index_t s, const LocalRow& a) {
   }
   const auto indices = a.indices();
   for (std::size_t k = 0; k < indices.size(); ++k) z[indices[k] * slots_ + s] = values[k];
+  dirty_[s] = 0;
+  if (static_cast<index_t>(indices.size()) * 8 > local_dim_) {
+    make_dense(s);
+    return;
+  }
   support_[s].assign(indices.begin(), indices.end());  // ascending, distinct
   dense_[s] = 0;
-  dirty_[s] = 0;
-  if (static_cast<index_t>(indices.size()) * 8 > local_dim_) make_dense(s);
 }
 
 void SlotSupports::add_scaled(std::span<double> z, index_t dst, double w, index_t src) {
@@ -59,10 +67,10 @@ void SlotSupports::add_scaled(std::span<double> z, index_t dst, double w, index_
     if (target == 0.0 && !dense_[dst]) {
       list.push_back(j);
       dirty_[dst] = 1;
+      if (static_cast<index_t>(list.size()) * 8 > local_dim_) make_dense(dst);
     }
     target += w * z[j * slots_ + src];
   }
-  if (!dense_[dst] && static_cast<index_t>(list.size()) * 8 > local_dim_) make_dense(dst);
 }
 
 void SlotSupports::add_to(std::span<const double> z, index_t s, double w, std::span<double> lazy, index_t stride) {
@@ -78,7 +86,8 @@ void SlotSupports::add_to(std::span<const double> z, index_t s, double w, std::s
 void SlotSupports::fold(std::span<double> z, std::span<const index_t> pivots, std::span<const index_t> sources,
                         std::span<const double> w) {
   const std::size_t P = pivots.size();
-  std::vector<std::size_t> dense_sources;
+  auto& dense_sources = dense_sources_;
+  dense_sources.clear();
   for (std::size_t e = 0; e < sources.size(); ++e) {
     if (dense_[sources[e]]) {
       dense_sources.push_back(e);

@@ -43,6 +43,7 @@ class SlotSupports {
   index_t slots_, local_dim_;
   std::vector<std::vector<index_t>> support_;  // features of each slot (all of them when dense_)
   std::vector<char> dense_, dirty_;
+  std::vector<std::size_t> dense_sources_;  // fold's scratch
   bool stale_ = false;
 };
 

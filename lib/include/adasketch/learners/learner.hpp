@@ -35,6 +35,9 @@ struct LearnerSpec {
   double sigma = 0.0;       ///< SON curvature σ_t (constant)
   std::string eta_schedule = "constant";  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
   std::uint64_t seed = 1;   ///< random sketches (rp, oja)
+  /// Sketched learners: the sketch's form, auto (sparse when the first example is a sparse row),
+  /// dense or sparse (SketchForm). A learner's spec() reports the form it took.
+  std::string form = "auto";
 };
 
 /// What one step observed, before its update (progressive validation).
@@ -70,6 +73,11 @@ class Learner {
   /// The LearnerSpec with which make_learner builds this learner: its algorithm, loss, K and the
   /// hyperparameters it reads; the fields it does not read keep LearnerSpec's defaults.
   virtual LearnerSpec spec() const = 0;
+
+  /// Collective. A sketched learner whose form is automatic and not chosen yet (no step taken) takes
+  /// `form` ("dense" or "sparse"; "auto" leaves it as it is): what load_checkpoint does before it
+  /// reads a checkpoint written by a learner that chose. Other learners ignore it.
+  virtual void choose_form(const std::string& form) { (void)form; }
 
   /// Lists the complete run state (checkpoint.hpp): the step count and the algorithm's fields
   /// (weights or their lazy form, AdaGrad statistics, the sketch). A learner built from the same

@@ -74,6 +74,8 @@ struct SketchedAdaGradOptions {
   /// small (e.g. rows of nearly vanished gradients) are dropped too, which changes H⁻¹ by at most
   /// √(rank_tolerance·λ_max)/δ; 1e-12 already moves ADA-FD's weights by ~1e-7 in such runs.
   double rank_tolerance = 1e-15;
+  /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
+  FormChoice sketch_form = FormChoice::automatic;
 };
 
 class SketchedAdaGrad final : public Learner {
@@ -87,9 +89,10 @@ class SketchedAdaGrad final : public Learner {
   /// (mirror descent; "-da" for dual averaging).
   std::string name() const override;
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss (K for softmax), ℓ, η, δ and (random projections) the seed. rank_tolerance
+  /// Algorithm, loss (K for softmax), ℓ, η, δ, (random projections) the seed, and the form. rank_tolerance
   /// has no LearnerSpec field: make_learner always uses the default.
   LearnerSpec spec() const override;
+  void choose_form(const std::string& form) override;
   const SketchedAdaGradOptions& options() const noexcept { return options_; }
   /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
   const Sketch& sketch() const noexcept { return *sketch_; }
@@ -103,6 +106,8 @@ class SketchedAdaGrad final : public Learner {
  private:
   bool sketches_gradients() const noexcept { return options_.sketching != SketchedAdaGradOptions::Sketching::rp_data; }
   bool dual_averaging() const noexcept { return options_.form == SketchedAdaGradOptions::Form::dual_averaging; }
+  /// Builds the sketch in `form` and sizes everything that depends on it (a fresh learner).
+  void install_sketch(SketchForm form);
   /// Throws InvalidArgument unless x fits this rank's block.
   void check_row(const LocalRow& x) const;
   /// out[k·R_z + i] += (Z_p (x_p ⊗ e_k))_i for k < K (gradient sketches), or out[i] += (Z_p x_p)_i (data).
@@ -129,6 +134,7 @@ class SketchedAdaGrad final : public Learner {
   index_t dp_ = 0;       ///< local features d_p
   SymmetricEigen eigen_;
   index_t rank_ = 0;     ///< eigenpairs kept by the last factor_gram()
+  bool form_resolved_ = false;  ///< false until an automatic form is chosen (first step)
   bool diagonal_ = false;  ///< the last Gram was diagonal: phi_[r] belongs to row r, no eigenvectors
   std::vector<double> phi_, z_, mixed_;  ///< P's weights (R), scratch (R), B-space scratch (R)
   std::vector<double> q_, projected_;    ///< MᵀP(Mv), Z·g (or Z·x), R_z entries

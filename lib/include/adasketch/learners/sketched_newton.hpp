@@ -74,6 +74,8 @@ struct SketchedNewtonOptions {
   EtaSchedule eta_schedule = EtaSchedule::inv_sqrt_t;
   /// Seed of the rp and oja sketches (results do not depend on the rank count).
   std::uint64_t seed = 1;
+  /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
+  FormChoice sketch_form = FormChoice::automatic;
 };
 
 /// "constant", "inv-t", "inv-sqrt-t" → EtaSchedule; throws InvalidArgument naming the value.
@@ -93,8 +95,9 @@ class SketchedNewton final : public Learner {
   std::string name() const override;
   /// Local: out[j] = u[begin + j], the slice of u = ū + Zᵀc (the weights before the next projection).
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule and (rp, oja) the seed.
+  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, and the form.
   LearnerSpec spec() const override;
+  void choose_form(const std::string& form) override;
 
   const SketchedNewtonOptions& options() const noexcept { return options_; }
   const Sketch& sketch() const noexcept { return *sketch_; }
@@ -126,6 +129,8 @@ class SketchedNewton final : public Learner {
   /// Cholesky factor of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
   /// into the free row k leaves the other rows of the factor unchanged).
   void factor_all();
+  /// Builds the sketch in `form` and sizes everything that depends on it (a fresh learner).
+  void install_sketch(SketchForm form);
   void factor_row(index_t k);
   /// v ← L⁻¹v, and v ← L⁻ᵀv (so that solving is forward then backward).
   void forward(std::span<double> v) const noexcept;
@@ -137,6 +142,7 @@ class SketchedNewton final : public Learner {
   std::unique_ptr<Sketch> sketch_;
   const FrequentDirections* fd_ = nullptr;  // the sketch when it is an FD/RFD sketch
   bool regularized_ = false;                // α from the sketch (RFD)
+  bool form_resolved_ = false;              // false until an automatic form is chosen (first step)
   index_t rows_ = 0;   // R: rows of B (and of the factor)
   index_t basis_ = 0;  // R_z: rows of the sketch's stored basis Z (and entries of c)
   index_t projections_ = 0;

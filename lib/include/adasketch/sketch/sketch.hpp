@@ -35,6 +35,14 @@ std::string to_string(SketchForm form);
 /// The inverse of to_string; throws InvalidArgument naming the value.
 SketchForm parse_sketch_form(const std::string& name);
 
+/// A learner's choice of form: `automatic` takes the sparse form if the first example it steps on
+/// is a sparse row (LIBSVM input, LocalRow::sparse), else the dense form.
+enum class FormChoice { automatic, dense, sparse };
+/// "auto", "dense" or "sparse".
+std::string to_string(FormChoice choice);
+/// The inverse of to_string; throws InvalidArgument naming the value.
+FormChoice parse_form_choice(const std::string& name);
+
 class Sketch {
  public:
   virtual ~Sketch() = default;
