@@ -1,5 +1,6 @@
 #include "bench_examples.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -14,11 +15,16 @@ namespace adasketch::driver {
 namespace {
 
 constexpr std::uint64_t kLabelStream = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kSupportStream = kLabelStream - 1;       // sparse rows: the positions
+constexpr std::uint64_t kValueCounters = std::uint64_t{1} << 62;  // sparse rows: the values' counters
 
 }  // namespace
 
-BenchExamples BenchExamples::synthetic(const Communicator& comm, index_t dim, std::uint64_t seed, index_t pool) {
+BenchExamples BenchExamples::synthetic(const Communicator& comm, index_t dim, std::uint64_t seed, index_t pool,
+                                       index_t nnz) {
+  if (nnz < 0 || nnz > dim) throw InvalidArgument("option --nnz: must be in [0, d], got " + std::to_string(nnz));
   BenchExamples e(comm, dim);
+  e.nnz_ = nnz;
   e.format_ = "synthetic";
   e.name_ = "synthetic rows";
   e.labels_ = {-1.0, 1.0, true};
@@ -50,6 +56,32 @@ BenchExamples BenchExamples::from_file(const Communicator& comm, const std::stri
 void BenchExamples::generate(index_t t, std::size_t slot) {
   const BlockPartition part(dim_, comm_.size());
   Example& x = rows_[slot];
+  if (nnz_ > 0) {
+    const index_t begin = part.begin(comm_.rank()), end = part.end(comm_.rank());
+    const double scale = 1.0 / std::sqrt(static_cast<double>(nnz_));
+    entries_.clear();
+    for (index_t k = 0; k < nnz_; ++k) {
+      const auto u = rng_.uniform(kSupportStream, static_cast<std::uint64_t>(t * nnz_ + k));
+      const index_t j = std::min(dim_ - 1, static_cast<index_t>(u * static_cast<double>(dim_)));
+      entries_.emplace_back(j, scale * rng_.normal(static_cast<std::uint64_t>(t), kValueCounters + static_cast<std::uint64_t>(k)));
+    }
+    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    x.dense = false;
+    x.indices.clear();
+    x.values.clear();
+    x.position = t + 1;
+    double dot = 0.0;
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      const auto [j, v] = entries_[k];
+      if (k > 0 && entries_[k - 1].first == j) continue;  // a repeated position: the first value
+      if (j < begin || j >= end) continue;
+      x.indices.push_back(j - begin);
+      x.values.push_back(v);
+      dot += beta_[static_cast<std::size_t>(j - begin)] * v;
+    }
+    x.label = comm_.allreduce_sum(dot) >= 0.0 ? 1.0 : -1.0;
+    return;
+  }
   x.dense = true;
   x.indices.clear();
   x.values.resize(beta_.size());

@@ -6,12 +6,16 @@
 // neither saturate nor vanish at any d), labelled y_t = sign(βᵀz_t) (+1 at 0), β_j =
 // Philox(seed).normal(2⁶⁴ − 1, j) (a stream no row uses): a fixed random linear classifier, so every
 // loss is defined (±1 labels; regression losses fit them as numbers). The same for every rank count.
+// Sparse synthetic rows (nnz = s > 0): s positions j_k = ⌊d·u(t, k)⌋ (Philox uniforms of a stream
+// of their own; a repeated position is kept once) with values z_t[j_k] = normal(t, 2⁶² + k)/√s,
+// labelled sign(βᵀz_t) the same way: random supports, the same rows at every rank count.
 // A pool of rows is generated once and cycled (example t is pool row t mod pool), or with no pool
 // each example is generated just before its step.
 // File: LIBSVM text or dense binary (open_data), every example read into memory (sparse rows stay
 // sparse, each rank keeping its own features) and cycled.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
@@ -23,8 +27,10 @@ namespace adasketch::driver {
 
 class BenchExamples {
  public:
-  /// Collective. `pool` synthetic rows of dimension `dim` (pool = 0: generated one at a time by at()).
-  static BenchExamples synthetic(const Communicator& comm, index_t dim, std::uint64_t seed, index_t pool);
+  /// Collective. `pool` synthetic rows of dimension `dim` (pool = 0: generated one at a time by at()),
+  /// dense (nnz = 0) or with `nnz` random non-zeros each (sparse rows).
+  static BenchExamples synthetic(const Communicator& comm, index_t dim, std::uint64_t seed, index_t pool,
+                                 index_t nnz = 0);
   /// Collective. Every example of `path`; `dim` as for open_data (0: from the file).
   static BenchExamples from_file(const Communicator& comm, const std::string& path, index_t dim);
 
@@ -53,6 +59,8 @@ class BenchExamples {
   LabelRange labels_;
   Philox rng_;
   bool fresh_ = false;
+  index_t nnz_ = 0;                            ///< sparse rows: non-zeros per row (0: dense rows)
+  std::vector<std::pair<index_t, double>> entries_;  ///< sparse row scratch: (global index, value)
   std::vector<double> beta_;  ///< β on this rank's features (synthetic rows)
   std::vector<Example> rows_;
 };

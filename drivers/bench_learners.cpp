@@ -31,6 +31,7 @@
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/sketched_adagrad.hpp"
 #include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/sketch/sketch.hpp"
 #include "bench_examples.hpp"
 #include "bench_support.hpp"
 #include "cli_options.hpp"
@@ -61,6 +62,10 @@ OptionParser make_parser() {
   p.optional("pool", OptionType::Integer, "N", "0",
              "synthetic rows generated before timing and cycled (> ℓ; a learner that fits them gets smaller "
              "gradients, and SON skips zero ones); 0: a fresh row per example, generated outside the timed steps");
+  p.optional("nnz", OptionType::Integer, "S", "0",
+             "synthetic rows with S non-zeros at random positions (sparse rows); 0: dense rows");
+  p.optional("form", OptionType::String, "F", "auto",
+             "sketch form of every learner: auto (sparse for sparse rows), dense or sparse");
   p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp, oja)");
   p.optional("reads", OptionType::Integer, "N", "10", "timed streaming reads of the buffer (the best is kept)");
   p.optional("report", "FILE", "write a JSON report (rank 0)");
@@ -88,6 +93,7 @@ index_t positive(const OptionParser& opts, const std::string& name, index_t min)
 
 struct Measurement {
   std::string algorithm, loss, buffer;  ///< buffer: "sketch" or "weights"
+  std::string form;                     ///< the sketch form the learner took (auto: no sketch)
   index_t buffer_rows = 0;              ///< R (sketch) or K (weights)
   double buffer_bytes = 0.0;            ///< the largest rank's
   double seconds_per_example = 0.0, read_seconds = 0.0, mpi_seconds_per_example = 0.0;
@@ -127,6 +133,7 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
   Measurement m;
   m.algorithm = learner->name();
   m.loss = learner->loss().name();
+  m.form = learner->spec().form;
   std::vector<double> buffer;
   if (const Sketch* sketch = sketch_of(*learner)) {
     m.buffer = "sketch";
@@ -152,7 +159,8 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
 }
 
 void print_row(const Measurement& m) {
-  std::printf("  %-15s %-9s %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n", m.algorithm.c_str(), m.loss.c_str(),
+  std::printf("  %-15s %-9s %-6s %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n", m.algorithm.c_str(), m.loss.c_str(),
+              m.form == "auto" ? "-" : m.form.c_str(),
               m.seconds_per_example, m.buffer_bytes / 1e6, m.read_seconds, m.seconds_per_example / m.read_seconds,
               100.0 * m.mpi_seconds_per_example / m.seconds_per_example, m.allreduce_calls_per_example, m.mean_loss);
   std::fflush(stdout);
@@ -162,6 +170,8 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
   j.begin_object();
   j.member("algorithm", m.algorithm);
   j.member("loss", m.loss);
+  j.key("form");
+  m.form != "auto" ? j.value(m.form) : j.null();
   j.member("examples", timed);
   j.member("seconds_per_example", m.seconds_per_example);
   j.member("buffer", m.buffer);
@@ -184,6 +194,14 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   const std::string data = opts.text("data"), report = opts.text("report");
   const index_t ell = positive(opts, "ell", 1), warmup = positive(opts, "warmup", 0);
   const index_t pool = positive(opts, "pool", 0), examples_option = positive(opts, "examples", 0);
+  const index_t nnz = positive(opts, "nnz", 0);
+  if (!data.empty() && opts.given("nnz")) throw InvalidArgument("option --nnz: only for synthetic rows, not with --data");
+  const std::string form = opts.text("form");
+  try {
+    (void)parse_form_choice(form);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("option --form: ") + e.what());
+  }
   const int reads = static_cast<int>(positive(opts, "reads", 1));
   const index_t dim = data.empty() ? positive(opts, "dim", 1) : (opts.given("dim") ? positive(opts, "dim", 1) : 0);
   if (!data.empty() && opts.given("pool")) throw InvalidArgument("option --pool: only for synthetic rows, not with --data");
@@ -198,7 +216,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   }
   check_writable(comm, report, "option --report", true);
 
-  BenchExamples examples = data.empty() ? BenchExamples::synthetic(comm, dim, opts.unsigned_integer("seed"), pool)
+  BenchExamples examples = data.empty() ? BenchExamples::synthetic(comm, dim, opts.unsigned_integer("seed"), pool, nnz)
                                         : BenchExamples::from_file(comm, data, dim);
   const index_t timed = examples_option > 0 ? examples_option
                         : data.empty()      ? kSyntheticExamples
@@ -213,6 +231,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
                                                examples.labels().integral);
     spec.ell = ell;
     spec.seed = opts.unsigned_integer("seed");
+    spec.form = form;
     try {
       (void)make_learner(comm, examples.dim(), spec);  // every name and option checked before any timing
     } catch (const InvalidArgument& e) {
@@ -226,7 +245,12 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     std::printf("%s: d = %lld, ℓ = %lld, %d rank%s, d_p = %lld\n", kBenchProgram,
                 static_cast<long long>(examples.dim()), static_cast<long long>(ell), comm.size(),
                 comm.size() == 1 ? "" : "s", static_cast<long long>(dp_max));
-    if (data.empty())
+    if (data.empty() && nnz > 0)
+      std::printf("  examples  Philox(%s) sparse rows, %lld non-zeros at random positions (normals/√s), labels "
+                  "sign(βᵀx); %s\n", opts.text("seed").c_str(), static_cast<long long>(nnz),
+                  pool > 0 ? ("a pool of " + std::to_string(pool) + " rows cycled, generated before timing").c_str()
+                           : "each generated fresh outside the timed steps");
+    else if (data.empty())
       std::printf("  examples  Philox(%s) normals/√d, labels sign(βᵀx); %s\n", opts.text("seed").c_str(),
                   pool > 0 ? ("a pool of " + std::to_string(pool) + " rows cycled, generated before timing").c_str()
                            : "each generated fresh outside the timed steps");
@@ -238,7 +262,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
                   "on fresh rows\n", static_cast<long long>(pool));
     std::printf("  steps     %lld timed per learner, after %lld warm-up; read: best of %d\n",
                 static_cast<long long>(timed), static_cast<long long>(warmup), reads);
-    std::printf("  %-15s %-9s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "s/example", "buf. MB",
+    std::printf("  %-15s %-9s %-6s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "form", "s/example", "buf. MB",
                 "read s", "ratio", "MPI", "Allred", "mean loss");
     std::fflush(stdout);
   }
@@ -264,6 +288,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
       j.member("local_dim_max", dp_max);
       j.member("ell", ell);
       j.member("format", examples.format());
+      j.member("nnz", nnz);
       j.member("rows_in_memory", examples.stored());
       j.member("warmup", warmup);
       j.member("examples", timed);

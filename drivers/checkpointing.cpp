@@ -105,6 +105,7 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   opts.set_default("sigma", exact(s.sigma));
   opts.set_default("eta-schedule", s.eta_schedule);
   opts.set_default("seed", std::to_string(s.seed));
+  opts.set_default("form", s.form);
   opts.set_default("passes", std::to_string(h.run.passes));
   opts.set_default("dim", std::to_string(h.dim));
   return h;

@@ -16,6 +16,7 @@
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/linear_model.hpp"
 #include "adasketch/learners/online_training.hpp"
+#include "adasketch/sketch/sketch.hpp"
 #include "checkpointing.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
@@ -67,6 +68,8 @@ OptionParser make_parser() {
   p.optional("dim", OptionType::Integer, "D", "0",
              "number of features d; 0 takes the largest index of a LIBSVM file, the dense header's d or the spec's d");
   p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp and oja sketches");
+  p.optional("form", OptionType::String, "F", d.form,
+             "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)");
   p.optional("model", "FILE", "save the trained model (format in the README; loadable at any rank count)");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
   add_checkpoint_options(p);
@@ -93,6 +96,12 @@ LearnerSpec spec_from(const OptionParser& opts) {
   spec.sigma = opts.real("sigma");
   spec.eta_schedule = opts.text("eta-schedule");
   spec.seed = opts.unsigned_integer("seed");
+  spec.form = opts.text("form");
+  try {
+    (void)parse_form_choice(spec.form);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("option --form: ") + e.what());
+  }
   return spec;
 }
 
@@ -198,6 +207,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   const InjectedFault fault = requested_fault();  // a test hook (fault_injection.hpp)
   FaultInjectingSource faulty(*source, fault);
   r.train = train(*learner, fault.rank == comm.rank() ? faulty : *source, labels, training);
+  r.form = learner->spec().form;
   if (r.train.stopped) {
     if (comm.rank() == 0)
       std::printf("adasketch train: stopped by %s after example %lld of pass %d/%d (%lld examples in all); the "

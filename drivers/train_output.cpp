@@ -55,6 +55,7 @@ void print_summary(const OptionParser& opts, const TrainResults& r) {
     std::printf("  online        cumulative loss %.6g (mean %.6g)\n", t.cumulative_loss, t.cumulative_loss / n);
   std::printf("  time          %.4g s, %.4g s/example, %.4g examples/s\n", t.seconds, t.seconds / n,
               t.seconds > 0.0 ? n / t.seconds : 0.0);
+  if (r.form != "auto") std::printf("  sketch form   %s\n", r.form.c_str());
   if (r.tested) {
     std::printf("  test          %s (%s): %lld examples", opts.text("test").c_str(), r.test_format.c_str(),
                 static_cast<long long>(r.test.examples));
@@ -80,6 +81,8 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("algorithm", learner.name());
   j.member("loss", learner.loss().name());
   j.member("classes", r.classes);
+  j.key("form");  // the sketch's form; null for a learner without a sketch
+  r.form != "auto" ? j.value(r.form) : j.null();
   j.member("label_map", r.label_map);
   j.member("ranks", comm.size());
   j.member("format", r.format);

@@ -15,6 +15,7 @@ struct TrainResults {
   int classes = 1;
   std::string label_map;
   std::string resumed;  ///< with --resume: where the run continues from (a line of the header)
+  std::string form;     ///< the sketch form the learner took (dense, sparse), or auto (no sketch)
   TrainingStats train;
   bool tested = false;
   std::string test_format;
