@@ -33,6 +33,7 @@
 #include "adasketch/learners/sketched_newton.hpp"
 #include "adasketch/sketch/sketch.hpp"
 #include "bench_examples.hpp"
+#include "bench_forms.hpp"
 #include "bench_support.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
@@ -66,6 +67,9 @@ OptionParser make_parser() {
              "synthetic rows with S non-zeros at random positions (sparse rows); 0: dense rows");
   p.optional("form", OptionType::String, "F", "auto",
              "sketch form of every learner: auto (sparse for sparse rows), dense or sparse");
+  p.optional("compare-forms", OptionType::Integer, "N", "0",
+             "instead of timing: step each learner's sparse and dense forms on the first N examples and report "
+             "how far apart they end (online mistakes, losses, weights)");
   p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp, oja)");
   p.optional("reads", OptionType::Integer, "N", "10", "timed streaming reads of the buffer (the best is kept)");
   p.optional("report", "FILE", "write a JSON report (rank 0)");
@@ -187,6 +191,53 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
   j.end_object();
 }
 
+int report_form_comparisons(const Communicator& comm, const OptionParser& opts, const std::vector<LearnerSpec>& specs,
+                            BenchExamples& examples, index_t steps) {
+  if (comm.rank() == 0) {
+    std::printf("  forms     sparse vs dense on the first %lld examples\n", static_cast<long long>(steps));
+    std::printf("  %-15s %10s %10s %11s %11s %8s %10s %10s\n", "algorithm", "mistakes", "(dense)", "loss diff",
+                "weight diff", "rebases", "sparse s", "dense s");
+  }
+  JsonWriter j;
+  j.begin_object();
+  j.member("command", "bench-learners");
+  j.member("version", ADASKETCH_VERSION);
+  j.key("options");
+  j.begin_object();
+  opts.write_json(j);
+  j.end_object();
+  j.member("ranks", comm.size());
+  j.member("d", examples.dim());
+  j.key("form_comparisons");
+  j.begin_array();
+  for (const LearnerSpec& spec : specs) {
+    const FormComparison c = compare_forms(comm, spec, examples, steps);
+    if (comm.rank() == 0) {
+      std::printf("  %-15s %10lld %10lld %11.3g %11.3g %8lld %10.4g %10.4g\n", spec.algorithm.c_str(),
+                  static_cast<long long>(c.mistakes_sparse), static_cast<long long>(c.mistakes_dense),
+                  c.max_loss_difference, c.weight_difference, static_cast<long long>(c.sparse_rebases), c.seconds_sparse,
+                  c.seconds_dense);
+      std::fflush(stdout);
+    }
+    j.begin_object();
+    j.member("algorithm", spec.algorithm);
+    j.member("steps", c.steps);
+    j.member("mistakes_sparse", c.mistakes_sparse);
+    j.member("mistakes_dense", c.mistakes_dense);
+    j.member("max_loss_difference", c.max_loss_difference);
+    j.member("weight_difference", c.weight_difference);
+    j.member("sparse_rebases", c.sparse_rebases);
+    j.member("seconds_sparse", c.seconds_sparse);
+    j.member("seconds_dense", c.seconds_dense);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  if (const std::string report = opts.text("report"); !report.empty())
+    write_text_file(comm, report, comm.rank() == 0 ? j.str() : std::string(), "option --report");
+  return 0;
+}
+
 int run_bench(const Communicator& comm, std::span<const std::string> args) {
   OptionParser opts = make_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
@@ -260,12 +311,16 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     if (data.empty() && pool > 0 && pool <= ell)
       std::printf("  note      --pool %lld ≤ ℓ: the rows span at most ℓ directions, so FD shrinks less often than "
                   "on fresh rows\n", static_cast<long long>(pool));
-    std::printf("  steps     %lld timed per learner, after %lld warm-up; read: best of %d\n",
-                static_cast<long long>(timed), static_cast<long long>(warmup), reads);
-    std::printf("  %-15s %-9s %-6s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "form", "s/example", "buf. MB",
-                "read s", "ratio", "MPI", "Allred", "mean loss");
+    if (!opts.given("compare-forms")) {
+      std::printf("  steps     %lld timed per learner, after %lld warm-up; read: best of %d\n",
+                  static_cast<long long>(timed), static_cast<long long>(warmup), reads);
+      std::printf("  %-15s %-9s %-6s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "form", "s/example", "buf. MB",
+                  "read s", "ratio", "MPI", "Allred", "mean loss");
+    }
     std::fflush(stdout);
   }
+  if (const index_t compared = positive(opts, "compare-forms", 0); compared > 0)
+    return report_form_comparisons(comm, opts, specs, examples, compared);
   std::vector<Measurement> results;
   for (const LearnerSpec& spec : specs) {
     results.push_back(run_learner(comm, spec, examples, warmup, timed, reads));
