@@ -67,6 +67,7 @@ OptionParser make_parser() {
              "synthetic rows with S non-zeros at random positions (sparse rows); 0: dense rows");
   p.optional("form", OptionType::String, "F", "auto",
              "sketch form of every learner: auto (sparse for sparse rows), dense or sparse");
+  p.optional("alpha0", OptionType::Real, "A", "1", "SON α (RFD-SON α₀) of the *-son learners");
   p.optional("compare-forms", OptionType::Integer, "N", "0",
              "instead of timing: step each learner's sparse and dense forms on the first N examples and report "
              "how far apart they end (online mistakes, losses, weights)");
@@ -283,6 +284,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     spec.ell = ell;
     spec.seed = opts.unsigned_integer("seed");
     spec.form = form;
+    spec.alpha0 = opts.real("alpha0");
     try {
       (void)make_learner(comm, examples.dim(), spec);  // every name and option checked before any timing
     } catch (const InvalidArgument& e) {
