@@ -43,7 +43,8 @@ FrequentDirections::SparseState::SparseState(index_t rows, index_t local_dim)
       supports(rows, local_dim),
       local_za(sz(rows), 0.0),
       row(sz(rows), 0.0),
-      square(sz(rows * rows), 0.0) {
+      square(sz(rows * rows), 0.0),
+      product(sz(rows), 0.0) {
   for (auto* v : {&columns, &fold}) v->reserve(sz(rows * rows));
   fold_map.reserve(sz(rows * rows));
   norm.reserve(sz(rows));
@@ -75,7 +76,7 @@ void FrequentDirections::SparseState::mix_transpose(index_t filled, std::span<co
 }
 
 void FrequentDirections::SparseState::update_product(std::span<double> zz, double az) const {
-  auto& r = const_cast<std::vector<double>&>(row);  // scratch only
+  auto& r = product;
   for (index_t i = 0; i < R; ++i) {
     const double* t = transform.data() + i * R;
     double v = transform_a[i] * az;

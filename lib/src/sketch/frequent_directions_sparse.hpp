@@ -43,6 +43,7 @@ struct FrequentDirections::SparseState {
   // Scratch, sized once so that an insertion does not allocate.
   std::vector<double> local_za, row, square, columns, norm, fold, fold_map;
   std::vector<index_t> live, preference, pivot_slots, source_slots, retired;
+  mutable std::vector<double> product;  ///< update_product's result
   detail::ColumnPivots pivots;
 };
 
