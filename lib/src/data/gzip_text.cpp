@@ -90,16 +90,17 @@ class GzipText final : public TextSource {
     if (begin_ > 0) {  // drop the previous round's text
       std::memmove(buffer_.data(), buffer_.data() + begin_, static_cast<std::size_t>(fill_ - begin_));
       fill_ -= begin_;
+      if (ended_) lines_end_ -= begin_;
       begin_ = 0;
     }
     const auto ranks = static_cast<index_t>(comm_.size());
     while (fill_ < ranks * chunk_ && !ended_) read_more();
-    if (ended_ && lines_end() == 0 && (failure_.empty() || reported_)) return false;
+    if (ended_ && lines_end_ == 0 && (failure_.empty() || reported_)) return false;
     cuts_[0] = 0;
     for (index_t r = 1; r <= ranks; ++r)
       cuts_[static_cast<std::size_t>(r)] = std::max(cuts_[static_cast<std::size_t>(r - 1)], line_start(r * chunk_));
     begin_ = cuts_.back();
-    failing = ended_ && !failure_.empty() && begin_ == lines_end();
+    failing = ended_ && !failure_.empty() && begin_ == lines_end_;
     reported_ = reported_ || failing;
     return true;
   }
@@ -114,16 +115,15 @@ class GzipText final : public TextSource {
         if (at != nullptr) return at - buffer_.data() + 1;
         from = fill_;
       }
-      if (ended_) return lines_end();
+      if (ended_) return lines_end_;
       read_more();
     }
   }
 
-  // Where the lines end: after the last '\n' once the stream failed (the rest is the failure's line).
-  index_t lines_end() const {
-    if (!ended_ || failure_.empty()) return fill_;
-    const std::size_t last = std::string_view(buffer_.data(), static_cast<std::size_t>(fill_)).rfind('\n');
-    return last == std::string_view::npos ? 0 : static_cast<index_t>(last) + 1;
+  // Where the last line in buffer_ starts.
+  index_t last_line_start() const {
+    const void* last = memrchr(buffer_.data(), '\n', static_cast<std::size_t>(fill_));
+    return last == nullptr ? 0 : static_cast<const char*>(last) - buffer_.data() + 1;
   }
 
   // Appends up to kRead decompressed bytes; at the end of the stream, or its failure, sets ended_.
@@ -132,23 +132,19 @@ class GzipText final : public TextSource {
       const std::size_t need = static_cast<std::size_t>(fill_) + kRead;
       if (buffer_.size() < need) buffer_.resize(std::max(need, 2 * buffer_.size()));
     } catch (const std::bad_alloc&) {
-      const std::size_t last = std::string_view(buffer_.data(), static_cast<std::size_t>(fill_)).rfind('\n');
-      const index_t start = last == std::string_view::npos ? 0 : static_cast<index_t>(last) + 1;
-      fail("not enough memory for a line longer than " + std::to_string(fill_ - start) + " bytes");
+      fail("not enough memory for a line longer than " + std::to_string(fill_ - last_line_start()) + " bytes");
       return;
     }
     const int got = gzread(file_, buffer_.data() + fill_, kRead);
-    if (got > 0) {
-      fill_ += got;
-      return;
-    }
-    ended_ = true;
-    failure_ = stream_failure(file_, path_);
+    if (got > 0) fill_ += got;
+    else fail(stream_failure(file_, path_));
   }
 
+  // The end of the stream, with the reason of its failure (empty at its clean end).
   void fail(std::string reason) {
     ended_ = true;
     failure_ = std::move(reason);
+    lines_end_ = failure_.empty() ? fill_ : last_line_start();  // a failure's line is not text
   }
 
   Communicator comm_;
@@ -158,6 +154,7 @@ class GzipText final : public TextSource {
   std::vector<char> buffer_;  // rank 0: decompressed text from the round's start; others: their block
   index_t begin_ = 0, fill_ = 0;  // rank 0: the next round starts at begin_; bytes in buffer_
   bool ended_ = false;            // rank 0: the stream gave all it will
+  index_t lines_end_ = 0;         // rank 0, once ended_: where the lines end in buffer_
   bool reported_ = false;         // rank 0: failure_ went out with a round
   std::string failure_;           // rank 0: why the stream stopped, empty at its clean end
   std::vector<index_t> cuts_;
