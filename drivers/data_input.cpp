@@ -95,6 +95,14 @@ DataInput open_data(const Communicator& comm, const std::string& path, index_t d
   return data;
 }
 
+std::optional<ParseThroughput> parse_throughput(const Communicator& comm, const ExampleSource& source) {
+  const auto* libsvm = dynamic_cast<const LibsvmReader*>(&source);
+  if (libsvm == nullptr) return std::nullopt;
+  const ParseStats& s = libsvm->stats();
+  return ParseThroughput{static_cast<double>(comm.allreduce_sum(s.bytes)) / 1e6,
+                         static_cast<double>(comm.allreduce_sum(s.examples)), comm.allreduce_max(s.seconds())};
+}
+
 LabelRange label_range(ExampleSource& source, const std::string& path) {
   LabelRange range;
   if (const auto* libsvm = dynamic_cast<const LibsvmReader*>(&source)) {

@@ -46,6 +46,17 @@ std::string data_help();
 DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
                     const std::string& dim_option);
 
+/// What the LIBSVM reader did over a run (its validating pass included), summed over the ranks: the
+/// text parsed (or replayed from its cache) and the examples, in the slowest rank's seconds in it.
+struct ParseThroughput {
+  double megabytes = 0.0, examples = 0.0, seconds = 0.0;
+  double megabytes_per_second() const noexcept { return seconds > 0.0 ? megabytes / seconds : 0.0; }
+  double examples_per_second() const noexcept { return seconds > 0.0 ? examples / seconds : 0.0; }
+};
+
+/// Collective. The throughput of a LibsvmReader `source` so far; empty for other sources.
+std::optional<ParseThroughput> parse_throughput(const Communicator& comm, const ExampleSource& source);
+
 /// Collective. From the LIBSVM reader's validating scan, or (other sources: dense binary, synthetic)
 /// from one pass over the data, which reads (or generates) it all once; the source is rewound
 /// afterwards. `path` names the data in errors.

@@ -208,6 +208,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     std::fflush(stdout);
     return kExitStopped;
   }
+  r.parse = parse_throughput(comm, *source);
   if (!test_path.empty()) {
     DataInput test = open_data(comm, test_path, r.dim, "option --test", "option --test (with the training d)");
     r.test_format = test.format;

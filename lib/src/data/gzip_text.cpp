@@ -54,16 +54,17 @@ class GzipText final : public TextSource {
     }
     comm_.scatter(sizes, mine, 0);
     if (mine[1] == 0) return false;
+    const std::size_t size = static_cast<std::size_t>(mine[0]);
     if (comm_.rank() == 0) {
       comm_.scatterv(std::span<const char>(buffer_.data(), static_cast<std::size_t>(fill_)), cuts_, {}, 0);
-      block.text = std::string_view(buffer_.data(), static_cast<std::size_t>(cuts_[1]));
-      block.file_start = round_ == 0;
       if (failing) block.failure = {TextFailure::Where::after_round, failure_};
+      if (ranks > 1) read_ahead();  // while the others parse
     } else {
-      if (buffer_.size() < static_cast<std::size_t>(mine[0])) buffer_.resize(static_cast<std::size_t>(mine[0]));
-      comm_.scatterv({}, {}, std::span<char>(buffer_.data(), static_cast<std::size_t>(mine[0])), 0);
-      block.text = std::string_view(buffer_.data(), static_cast<std::size_t>(mine[0]));
+      if (buffer_.size() < size) buffer_.resize(size);
+      comm_.scatterv({}, {}, std::span<char>(buffer_.data(), size), 0);
     }
+    block.text = std::string_view(buffer_.data(), size);  // (rank 0's is at 0 too, and empty if P > 1)
+    block.file_start = round_ == 0 && comm_.rank() == first_parser();
     ++round_;
     return true;
   }
@@ -84,25 +85,42 @@ class GzipText final : public TextSource {
   }
 
  private:
+  // Rank 0 parses only when it is alone; else it decompresses the next round while the others parse.
+  int first_parser() const noexcept { return comm_.size() == 1 ? 0 : 1; }
+  // Rank 0: the text of a round for every rank that parses.
+  index_t round_bytes() const noexcept { return (comm_.size() - first_parser()) * chunk_; }
+
   // Rank 0: the next round's cuts (cuts_[r] to cuts_[r + 1] is rank r's block, from 0 in buffer_);
   // false when there is nothing left. `failing`: the stream's failure comes after this round's lines.
   bool cut_round(bool& failing) {
-    if (begin_ > 0) {  // drop the previous round's text
-      std::memmove(buffer_.data(), buffer_.data() + begin_, static_cast<std::size_t>(fill_ - begin_));
-      fill_ -= begin_;
-      if (ended_) lines_end_ -= begin_;
-      begin_ = 0;
-    }
-    const auto ranks = static_cast<index_t>(comm_.size());
-    while (fill_ < ranks * chunk_ && !ended_) read_more();
+    drop_round();
+    while (fill_ < round_bytes() && !ended_) read_more();
     if (ended_ && lines_end_ == 0 && (failure_.empty() || reported_)) return false;
-    cuts_[0] = 0;
-    for (index_t r = 1; r <= ranks; ++r)
-      cuts_[static_cast<std::size_t>(r)] = std::max(cuts_[static_cast<std::size_t>(r - 1)], line_start(r * chunk_));
+    const int first = first_parser();
+    std::fill(cuts_.begin(), cuts_.begin() + first + 1, 0);
+    for (int r = first + 1; r <= comm_.size(); ++r) {
+      const auto at = static_cast<std::size_t>(r);
+      cuts_[at] = std::max(cuts_[at - 1], line_start((r - first) * chunk_));
+    }
     begin_ = cuts_.back();
     failing = ended_ && !failure_.empty() && begin_ == lines_end_;
     reported_ = reported_ || failing;
     return true;
+  }
+
+  // Rank 0: drops the text up to begin_ (the last round's).
+  void drop_round() {
+    if (begin_ == 0) return;
+    std::memmove(buffer_.data(), buffer_.data() + begin_, static_cast<std::size_t>(fill_ - begin_));
+    fill_ -= begin_;
+    if (ended_) lines_end_ -= begin_;
+    begin_ = 0;
+  }
+
+  // Rank 0, after scattering a round it has no block of: decompresses the next round's text.
+  void read_ahead() {
+    drop_round();
+    while (fill_ < round_bytes() && !ended_) read_more();
   }
 
   // The first line start at or after byte x ≥ 1 (or the end of the lines), reading on as needed.

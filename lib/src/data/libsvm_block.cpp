@@ -25,6 +25,16 @@ std::size_t ParsedExamples::bytes() const noexcept {
          values.capacity() * sizeof(double);
 }
 
+ParsedExamples ParsedExamples::compact() const {
+  ParsedExamples out;
+  out.labels.assign(labels.begin(), labels.end());
+  out.lines.assign(lines.begin(), lines.end());
+  out.ends.assign(ends.begin(), ends.end());
+  out.indices.assign(indices.begin(), indices.end());
+  out.values.assign(values.begin(), values.end());
+  return out;
+}
+
 RoundStatus parse_block(const LineBlock& block, index_t max_index, ParsedExamples& out, std::string& reason) {
   LibsvmLine parsed;
   RoundStatus status;

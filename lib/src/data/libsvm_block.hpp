@@ -22,6 +22,8 @@ struct ParsedExamples {
   void clear() noexcept;
   /// Heap bytes held (capacities).
   std::size_t bytes() const noexcept;
+  /// A copy without spare capacity.
+  ParsedExamples compact() const;
 };
 
 /// Parses `block` line by line (NUL bytes, "\r\n", a BOM at the file's start, then the line grammar

@@ -20,12 +20,12 @@ EntryExchange::EntryExchange(const Communicator& comm, const BlockPartition& par
   statuses_.resize(ranks);
 }
 
-void EntryExchange::pack(const ParsedExamples& mine, index_t first, index_t last) {
+void EntryExchange::pack(const ParsedExamples& mine) {
   const int ranks = comm_.size();
   std::fill(send_counts_.begin(), send_counts_.end(), 0);
   // The features of an example for rank q are a run of its ascending indices, below partition_.end(q).
   const auto for_each_run = [&](auto&& emit) {
-    for (index_t e = first; e < last; ++e) {
+    for (index_t e = 0; e < mine.size(); ++e) {
       index_t k = mine.begin_of(e);
       const index_t end = mine.ends[static_cast<std::size_t>(e)];
       for (int q = 0; q < ranks; ++q) {
@@ -61,18 +61,18 @@ void EntryExchange::pack(const ParsedExamples& mine, index_t first, index_t last
   });
 }
 
-void EntryExchange::exchange(const ParsedExamples& mine, index_t first, index_t last, const RoundStatus& status,
-                             const std::string& reason, index_t first_line, const std::string& path) {
+void EntryExchange::exchange(const ParsedExamples& mine, const RoundStatus& status, const std::string& reason,
+                             index_t first_line, const std::string& path) {
   RoundStatus sent = status;
   std::string why = reason;
   std::fill(send_counts_.begin(), send_counts_.end(), 0);
   if (sent.failure == RoundStatus::none) {
     try {
-      pack(mine, first, last);
+      pack(mine);
     } catch (const std::bad_alloc&) {
       std::fill(send_counts_.begin(), send_counts_.end(), 0);
       sent = RoundStatus{sent.lines, sent.examples, RoundStatus::at_line, 0};
-      why = "not enough memory to send " + std::to_string(last - first) + " examples to their features' ranks";
+      why = "not enough memory to send " + std::to_string(mine.size()) + " examples to their features' ranks";
     }
   }
   const auto ranks = static_cast<std::size_t>(comm_.size());

@@ -17,12 +17,12 @@ class EntryExchange {
  public:
   EntryExchange(const Communicator& comm, const BlockPartition& partition);
 
-  /// Collective. Sends the examples [first, last) of `mine` (global line numbers) and this rank's
+  /// Collective. Sends the examples of `mine` (this rank's block, global line numbers) and this rank's
   /// `status` for the round (with its `reason`); then every rank holds the examples of the round,
   /// from every rank's block, in file order. If any rank failed, every rank throws the first failure
   /// in file order (the round's lines numbered from `first_line`) as an InputError naming `path`.
-  void exchange(const ParsedExamples& mine, index_t first, index_t last, const RoundStatus& status,
-                const std::string& reason, index_t first_line, const std::string& path);
+  void exchange(const ParsedExamples& mine, const RoundStatus& status, const std::string& reason, index_t first_line,
+                const std::string& path);
   /// The round's next example with this rank's features (local indices); false after its last.
   bool next(Example& out);
   /// Moves past up to n of the round's examples; returns how many there were.
@@ -31,8 +31,8 @@ class EntryExchange {
   void clear() noexcept { remaining_ = 0; }
 
  private:
-  // The words of `mine`'s examples [first, last) for each rank, in send_ (sizes in send_counts_).
-  void pack(const ParsedExamples& mine, index_t first, index_t last);
+  // The words of `mine`'s examples for each rank, in send_ (sizes in send_counts_).
+  void pack(const ParsedExamples& mine);
 
   Communicator comm_;
   BlockPartition partition_;

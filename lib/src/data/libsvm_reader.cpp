@@ -85,13 +85,10 @@ class LibsvmReader::Rounds {
     detail::RoundStatus status;
     std::string reason;
     const detail::ParsedExamples* mine = &parsed_;
-    index_t first = 0, last = 0;
     if (scan_.cached) {
-      mine = &scan_.cache;
-      first = scan_.cache_begin[k];
-      last = scan_.cache_begin[k + 1];
+      mine = &scan_.cache[k];
       status.lines = index.my_lines[k];
-      status.examples = last - first;
+      status.examples = mine->size();
     } else {
       detail::LineBlock block;
       auto start = Clock::now();
@@ -106,13 +103,12 @@ class LibsvmReader::Rounds {
         reason = "the file changed after it was validated";
       }
       for (index_t& line : parsed_.lines) line += index.my_first_line[k] - 1;
-      last = parsed_.size();
       stats.parse_seconds += seconds_since(start);
     }
     stats.bytes += index.my_bytes[k];
-    stats.examples += last - first;
+    stats.examples += mine->size();
     const auto start = Clock::now();
-    exchange_->exchange(*mine, first, last, status, reason, index.first_line[k], path_);
+    exchange_->exchange(*mine, status, reason, index.first_line[k], path_);
     stats.exchange_seconds += seconds_since(start);
   }
 

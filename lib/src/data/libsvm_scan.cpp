@@ -21,8 +21,8 @@ struct Summary {
   double label_min = std::numeric_limits<double>::infinity(), label_max = -std::numeric_limits<double>::infinity();
   bool integral = true;
 
-  void add(const ParsedExamples& parsed, index_t from) {
-    for (index_t e = from; e < parsed.size(); ++e) {
+  void add(const ParsedExamples& parsed) {
+    for (index_t e = 0; e < parsed.size(); ++e) {
       const auto i = static_cast<std::size_t>(e);
       const double label = parsed.labels[i];
       label_min = std::min(label_min, label);
@@ -42,7 +42,8 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
   ScanResult result;
   RoundIndex& index = result.index;
   bool caching = cache_bytes > 0;
-  ParsedExamples scratch;
+  std::size_t cached_bytes = 0;
+  ParsedExamples parsed;  // one round's block
   Summary summary;
   const auto ranks = static_cast<std::size_t>(comm.size());
   std::vector<index_t> mine(RoundStatus::kWords), all(ranks * RoundStatus::kWords);
@@ -55,12 +56,10 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
     stats.read_seconds += seconds_since(start);
     if (!more) break;
     start = Clock::now();
-    ParsedExamples& parsed = caching ? result.cache : scratch;
-    if (!caching) scratch.clear();
-    const index_t from = parsed.size();
+    parsed.clear();
     std::string reason;
     const RoundStatus status = parse_block(block, dim, parsed, reason);
-    if (status.failure == RoundStatus::none) summary.add(parsed, from);
+    if (status.failure == RoundStatus::none) summary.add(parsed);
     stats.parse_seconds += seconds_since(start);
     stats.bytes += static_cast<index_t>(block.text.size());
     stats.examples += status.examples;
@@ -86,13 +85,13 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
     index.my_bytes.push_back(static_cast<index_t>(block.text.size()));
     first_line += round_lines;
     examples += round_examples;
-    if (caching) {
-      result.cache_begin.push_back(from);
-      for (index_t e = from; e < parsed.size(); ++e) parsed.lines[static_cast<std::size_t>(e)] += my_first_line - 1;
-      if (parsed.bytes() > static_cast<std::size_t>(cache_bytes)) {  // over budget: parse again on every pass
+    if (caching) {  // exact sizes: no spare capacity, no copies as the cache grows
+      for (index_t& line : parsed.lines) line += my_first_line - 1;
+      result.cache.push_back(parsed.compact());
+      cached_bytes += result.cache.back().bytes();
+      if (cached_bytes > static_cast<std::size_t>(cache_bytes)) {  // over budget: parse again on every pass
         caching = false;
-        result.cache = ParsedExamples();
-        result.cache_begin = {};
+        result.cache = {};
       }
     }
   }
@@ -109,12 +108,7 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
   if (info.rows == 0) throw InputError(path, 0, "no examples (empty file)");
   if (dim == 0 && info.max_index == 0) throw InputError(path, 0, "no feature indices: give the dimension explicitly");
   result.cached = comm.allreduce_min(static_cast<index_t>(caching ? 1 : 0)) != 0;
-  if (result.cached) {
-    result.cache_begin.push_back(result.cache.size());
-  } else {
-    result.cache = ParsedExamples();
-    result.cache_begin = {};
-  }
+  if (!result.cached) result.cache = {};
   return result;
 }
 

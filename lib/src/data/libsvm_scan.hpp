@@ -24,9 +24,8 @@ struct ScanResult {
   DatasetInfo info;
   RoundIndex index;
   bool cached = false;  ///< on every rank alike
-  /// If cached: this rank's examples (global line numbers), round k's from cache_begin[k] to cache_begin[k + 1].
-  ParsedExamples cache;
-  std::vector<index_t> cache_begin;
+  /// If cached: the examples of this rank's block of each round (global line numbers).
+  std::vector<ParsedExamples> cache;
 };
 
 /// Collective. Reads `text` from its first round to its last, parsing with indices up to `dim` if > 0.
