@@ -136,7 +136,8 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
 
   TrainResults r;
-  DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim");
+  DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim",
+                             static_cast<int>(passes));
   r.format = data.format;
   r.rows = data.rows;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
