@@ -1,6 +1,7 @@
 #include "libsvm_block.hpp"
 
 #include <cstring>
+#include <new>
 #include <string_view>
 
 #include "libsvm_line.hpp"
@@ -53,21 +54,28 @@ RoundStatus parse_block(const LineBlock& block, index_t max_index, ParsedExample
     }
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if (status.lines == 1 && block.file_start && text.starts_with(kUtf8Bom)) text.remove_prefix(kUtf8Bom.size());
-    switch (parse_libsvm_line(text, max_index, parsed, out.indices, out.values)) {
-      case LineKind::example:
+    LineKind kind = LineKind::malformed;
+    try {
+      kind = parse_libsvm_line(text, max_index, parsed, out.indices, out.values);
+      if (kind == LineKind::example) {
         out.labels.push_back(parsed.label);
         out.lines.push_back(status.lines);
         out.ends.push_back(static_cast<index_t>(out.indices.size()));
         ++status.examples;
-        break;
-      case LineKind::blank: break;
-      case LineKind::malformed:
-        out.indices.resize(out.ends.empty() ? 0 : static_cast<std::size_t>(out.ends.back()));
-        out.values.resize(out.indices.size());
-        reason = parsed.error;
-        status.failure = RoundStatus::at_line;
-        status.line = status.lines;
-        return status;
+      }
+    } catch (const std::bad_alloc&) {  // a failure like the others, which every rank learns of
+      parsed.error = "not enough memory for the features of the line (" + std::to_string(text.size()) + " bytes)";
+    }
+    if (kind == LineKind::malformed) {
+      const std::size_t kept = out.ends.empty() ? 0 : static_cast<std::size_t>(out.ends.back());
+      out.indices.resize(kept);
+      out.values.resize(kept);
+      out.labels.resize(out.ends.size());
+      out.lines.resize(out.ends.size());
+      reason = parsed.error;
+      status.failure = RoundStatus::at_line;
+      status.line = status.lines;
+      return status;
     }
   }
   status.fail(block.failure);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <new>
 
 #include "adasketch/error.hpp"
 #include "libsvm_rounds.hpp"
@@ -87,8 +88,12 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
     examples += round_examples;
     if (caching) {  // exact sizes: no spare capacity, no copies as the cache grows
       for (index_t& line : parsed.lines) line += my_first_line - 1;
-      result.cache.push_back(parsed.compact());
-      cached_bytes += result.cache.back().bytes();
+      try {
+        result.cache.push_back(parsed.compact());
+        cached_bytes += result.cache.back().bytes();
+      } catch (const std::bad_alloc&) {
+        cached_bytes = std::numeric_limits<std::size_t>::max();
+      }
       if (cached_bytes > static_cast<std::size_t>(cache_bytes)) {  // over budget: parse again on every pass
         caching = false;
         result.cache = {};
