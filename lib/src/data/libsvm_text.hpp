@@ -9,7 +9,8 @@
 // per round instead of O(file / P) (what one contiguous byte range per rank would need to keep order).
 //   plain files: every rank reads its own chunks with pread (plain_text.cpp);
 //   gzip files: a gzip stream cannot be split, so rank 0 decompresses and cuts each round into the
-//     ranks' blocks at line starts, then scatters them (gzip_text.cpp).
+//     other ranks' blocks at line starts (rank 0's own is empty unless it is alone), then scatters
+//     them (gzip_text.cpp).
 #include <memory>
 #include <string>
 #include <string_view>
