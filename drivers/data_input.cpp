@@ -71,7 +71,7 @@ std::string data_help() {
 }
 
 DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
-                    const std::string& dim_option) {
+                    const std::string& dim_option, int passes) {
   DataInput data;
   if (const std::optional<SyntheticSpec> spec = synthetic_spec(path, dim, data_option, dim_option)) {
     data.format = "synthetic";
@@ -87,12 +87,22 @@ DataInput open_data(const Communicator& comm, const std::string& path, index_t d
                             std::to_string(reader->dim()) + " in the header of '" + path + "'");
     data.source = std::move(reader);
   } else {
-    auto reader = std::make_unique<LibsvmReader>(comm, path, LibsvmOptions{dim});
+    LibsvmOptions options{.dim = dim};
+    if (passes <= 1) options.cache_bytes = 0;
+    auto reader = std::make_unique<LibsvmReader>(comm, path, options);
     data.format = "libsvm";
     data.rows = reader->info().rows;
     data.source = std::move(reader);
   }
   return data;
+}
+
+std::optional<ParseThroughput> parse_throughput(const Communicator& comm, const ExampleSource& source) {
+  const auto* libsvm = dynamic_cast<const LibsvmReader*>(&source);
+  if (libsvm == nullptr) return std::nullopt;
+  const ParseStats& s = libsvm->stats();
+  return ParseThroughput{static_cast<double>(comm.allreduce_sum(s.bytes)) / 1e6,
+                         static_cast<double>(comm.allreduce_sum(s.examples)), comm.allreduce_max(s.seconds())};
 }
 
 LabelRange label_range(ExampleSource& source, const std::string& path) {

@@ -42,9 +42,23 @@ std::string data_help();
 /// otherwise is an InvalidArgument naming `dim_option` (e.g. "option --dim"); a spec without d= takes
 /// d = `dim` when it is positive. A bad spec is an InvalidArgument naming `data_option` (e.g.
 /// "option --data") and the key. Reader errors are InputErrors naming the file, on every rank. The
-/// source's destructor may be collective (MPI-IO): hold it in a CollectiveOwner.
+/// source's destructor may be collective (MPI-IO): hold it in a CollectiveOwner. `passes`: how many
+/// times the caller reads the data; a LIBSVM file keeps the examples of its validating pass (within
+/// the reader's default cache budget) only when it is read more than once, since building the cache
+/// costs about as much as one more parse (README, Data).
 DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
-                    const std::string& dim_option);
+                    const std::string& dim_option, int passes = 1);
+
+/// What the LIBSVM reader did over a run (its validating pass included), summed over the ranks: the
+/// text parsed (or replayed from its cache) and the examples, in the slowest rank's seconds in it.
+struct ParseThroughput {
+  double megabytes = 0.0, examples = 0.0, seconds = 0.0;
+  double megabytes_per_second() const noexcept { return seconds > 0.0 ? megabytes / seconds : 0.0; }
+  double examples_per_second() const noexcept { return seconds > 0.0 ? examples / seconds : 0.0; }
+};
+
+/// Collective. The throughput of a LibsvmReader `source` so far; empty for other sources.
+std::optional<ParseThroughput> parse_throughput(const Communicator& comm, const ExampleSource& source);
 
 /// Collective. From the LIBSVM reader's validating scan, or (other sources: dense binary, synthetic)
 /// from one pass over the data, which reads (or generates) it all once; the source is rewound

@@ -145,7 +145,8 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
 
   TrainResults r;
-  DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim");
+  DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim",
+                             static_cast<int>(passes));
   r.format = data.format;
   r.rows = data.rows;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
@@ -218,6 +219,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     std::fflush(stdout);
     return kExitStopped;
   }
+  r.parse = parse_throughput(comm, *source);
   if (!test_path.empty()) {
     DataInput test = open_data(comm, test_path, r.dim, "option --test", "option --test (with the training d)");
     r.test_format = test.format;

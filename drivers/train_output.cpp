@@ -56,6 +56,9 @@ void print_summary(const OptionParser& opts, const TrainResults& r) {
   std::printf("  time          %.4g s, %.4g s/example, %.4g examples/s\n", t.seconds, t.seconds / n,
               t.seconds > 0.0 ? n / t.seconds : 0.0);
   if (r.form != "auto") std::printf("  sketch form   %s\n", r.form.c_str());
+  if (r.parse)
+    std::printf("  parse         %.4g MB/s, %.4g examples/s (%.4g s)\n", r.parse->megabytes_per_second(),
+                r.parse->examples_per_second(), r.parse->seconds);
   if (r.tested) {
     std::printf("  test          %s (%s): %lld examples", opts.text("test").c_str(), r.test_format.c_str(),
                 static_cast<long long>(r.test.examples));
@@ -105,6 +108,12 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("seconds", t.seconds);
   j.member("seconds_per_example", t.examples > 0 ? t.seconds / static_cast<double>(t.examples) : 0.0);
   j.member("examples_per_second", t.seconds > 0.0 ? static_cast<double>(t.examples) / t.seconds : 0.0);
+  j.key("parse_seconds");
+  r.parse ? j.value(r.parse->seconds) : j.null();
+  j.key("parse_megabytes_per_second");
+  r.parse ? j.value(r.parse->megabytes_per_second()) : j.null();
+  j.key("parse_examples_per_second");
+  r.parse ? j.value(r.parse->examples_per_second()) : j.null();
   j.key("test_seconds");
   r.tested ? j.value(r.test.seconds) : j.null();
   j.member("wall_seconds", r.wall_seconds);

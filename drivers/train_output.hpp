@@ -1,11 +1,13 @@
 #pragma once
 // What `adasketch train` prints (rank 0, stdout) and writes to --report.
+#include <optional>
 #include <string>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/online_training.hpp"
 #include "cli_options.hpp"
+#include "data_input.hpp"
 
 namespace adasketch::driver {
 
@@ -17,6 +19,7 @@ struct TrainResults {
   std::string resumed;  ///< with --resume: where the run continues from (a line of the header)
   std::string form;     ///< the sketch form the learner took (dense, sparse), or auto (no sketch)
   TrainingStats train;
+  std::optional<ParseThroughput> parse;  ///< the training data's reader (LIBSVM)
   bool tested = false;
   std::string test_format;
   EvaluationStats test;

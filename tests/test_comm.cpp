@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
@@ -58,6 +59,61 @@ TEST(Communicator, AllreduceSumsOverRanks) {
   EXPECT_DOUBLE_EQ(v[1], p * (p - 1) / 2.0);
   EXPECT_EQ(comm.allreduce_max(static_cast<index_t>(comm.rank())), p - 1);
   EXPECT_EQ(comm.allreduce_min(static_cast<index_t>(comm.rank())), 0);
+}
+
+TEST(Communicator, CollectivesOfTheParallelReader) {
+  const auto comm = test::world();
+  const int p = comm.size(), r = comm.rank();
+  const auto ranks = static_cast<std::size_t>(p);
+  EXPECT_EQ(comm.allreduce_min(static_cast<double>(r) - 0.5), -0.5);
+  std::vector<index_t> root_values = {r == 0 ? 7 : 0, r == 0 ? -9 : 0};
+  comm.broadcast(root_values, 0);
+  EXPECT_EQ(root_values, (std::vector<index_t>{7, -9}));
+  // allgather: two values a rank, in rank order.
+  std::vector<index_t> all(2 * ranks);
+  comm.allgather(std::vector<index_t>{r, 10 * r}, all);
+  for (int q = 0; q < p; ++q) {
+    EXPECT_EQ(all[2 * q], q);
+    EXPECT_EQ(all[2 * q + 1], 10 * q);
+  }
+  // alltoall: rank r sends 100 r + q to rank q.
+  std::vector<index_t> send(ranks), got(ranks);
+  for (int q = 0; q < p; ++q) send[q] = 100 * r + q;
+  comm.alltoall(send, got);
+  for (int q = 0; q < p; ++q) EXPECT_EQ(got[q], 100 * q + r);
+  // alltoallv: rank r sends q + 1 copies of r to rank q; receives r + 1 copies of each q.
+  std::vector<index_t> counts(ranks), values;
+  for (int q = 0; q < p; ++q) {
+    counts[q] = q + 1;
+    values.insert(values.end(), static_cast<std::size_t>(q + 1), r);
+  }
+  std::vector<index_t> incoming(ranks, r + 1), received(ranks * static_cast<std::size_t>(r + 1));
+  comm.alltoallv(values, counts, received, incoming);
+  for (int q = 0; q < p; ++q)
+    for (int k = 0; k <= r; ++k) EXPECT_EQ(received[static_cast<std::size_t>(q * (r + 1) + k)], q);
+  EXPECT_THROW(comm.alltoallv(values, std::vector<index_t>(ranks + 1), received, incoming), InvalidArgument);
+  // scatter and scatterv from the last rank: rank q gets q + 1 bytes 'a' + q (the root's stays in place).
+  const int root = p - 1;
+  std::vector<index_t> sizes(2 * ranks), mine(2);
+  std::string text;
+  std::vector<index_t> offsets = {0};
+  for (int q = 0; q < p; ++q) {
+    sizes[2 * q] = q + 1;
+    sizes[2 * q + 1] = q;
+    text += std::string(static_cast<std::size_t>(q + 1), static_cast<char>('a' + q));
+    offsets.push_back(static_cast<index_t>(text.size()));
+  }
+  comm.scatter(sizes, mine, root);
+  EXPECT_EQ(mine[0], r + 1);
+  EXPECT_EQ(mine[1], r);
+  std::string block(static_cast<std::size_t>(r + 1), '?');
+  if (r == root) {
+    comm.scatterv(text, offsets, {}, root);
+    EXPECT_EQ(text.substr(static_cast<std::size_t>(offsets[root])), std::string(static_cast<std::size_t>(p), static_cast<char>('a' + root)));
+  } else {
+    comm.scatterv({}, {}, block, root);
+    EXPECT_EQ(block, std::string(static_cast<std::size_t>(r + 1), static_cast<char>('a' + r)));
+  }
 }
 
 TEST(Communicator, WorksOnASubCommunicatorItDoesNotOwn) {

@@ -372,6 +372,14 @@ train() {
     [ "$np" = "$first" ] && model=(--model "$work/a9a.model")
     train_run a9a "$np" "${a9a[@]}" "${model[@]}" && compare_runs a9a "$np" "$first" 0.835
     [ "$(json_value "$work/a9a.np$np.json" examples)" = 32561 ] || fail "np=$np a9a: examples ≠ 32561"
+    # The LIBSVM reader's throughput: a summary line and three positive numbers in the report.
+    grep -qE '^  parse         [0-9.e+]+ MB/s, [0-9.e+]+ examples/s \([0-9.e+-]+ s\)$' "$work/run.stdout" ||
+      fail "np=$np a9a: no parse line in the summary"
+    local key
+    for key in parse_seconds parse_megabytes_per_second parse_examples_per_second; do
+      awk -v v="$(json_value "$work/a9a.np$np.json" $key)" 'BEGIN { exit !(v + 0 > 0) }' ||
+        fail "np=$np a9a: $key = $(json_value "$work/a9a.np$np.json" $key), expected a positive number"
+    done
     train_run a9a-da "$np" "${a9a_da[@]}" && compare_runs a9a-da "$np" "$first" 0.835
     train_run usps "$np" "${usps[@]}" && compare_runs usps "$np" "$first" 0.90
     [ "$(json_value "$work/usps.np$np.json" classes)" = 10 ] || fail "np=$np usps: classes ≠ 10"

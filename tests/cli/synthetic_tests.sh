@@ -87,6 +87,7 @@ synthetic() {
         same_text "$(json_value "$a" $key)" "$(json_value "$b" $key)" "np=$np $name: $key from the spec vs the generated file"
       done
       [ "$(json_value "$a" format)" = '"synthetic"' ] || fail "np=$np $name: format $(json_value "$a" format)"
+      [ "$(json_value "$a" parse_seconds)" = null ] || fail "np=$np $name: parse_seconds for a spec (no LIBSVM reader)"
       if [ "$np" != "$first" ]; then
         local r="$work/$name-spec.np$first.json"
         same_text "$(json_value "$a" online_mistakes)" "$(json_value "$r" online_mistakes)" "np=$np $name: online mistakes vs np=$first"

@@ -135,6 +135,19 @@ generate() {
   # long lines: 200,000 pairs on one line (2 MB), and one 1 MB token
   awk 'BEGIN { printf "+1"; for (i = 1; i <= 200000; i++) printf " %d:1", i; printf "\n-1 1:1\n" }' >"$g/long_line.svm"
   { printf '+1 1:'; head -c 1048576 /dev/zero | tr '\0' x; printf '\n'; } >"$g/long_token.svm"
+  # large files (4.2 MB, 6,000 lines of 100 features): several 1 MiB chunks, so that ranks other than 0
+  # parse the bad lines; line 5501 bad (chunk 3), or lines 2001 and 3801 (chunks 1 and 2)
+  big() {
+    awk -v bad="$1" 'BEGIN { for (i = 1; i <= 6000; i++) {
+      if (i == 5501 && bad == 1) { print "oops 1:1"; continue }
+      if (i == 2001 && bad == 2) { print "1 2:1 1:1"; continue }
+      if (i == 3801 && bad == 2) { print "oops 1:1"; continue }
+      printf "%s", (i % 2 ? "+1" : "-1"); for (j = 1; j <= 100; j++) printf " %d:%d.%d", j, (i * j) % 7, j % 10; printf "\n" } }'
+  }
+  big 0 >"$g/big_ok.svm"
+  big 1 >"$g/big_bad_late.svm"
+  gzip -6nc "$g/big_bad_late.svm" >"$g/big_bad_late.gz"
+  big 2 >"$g/big_two_errors.svm"
   # a gzip bomb: 24 members of 64 MB of 'x' (3 MB compressed), one 1.5 GB line beyond the memory limit
   head -c 67108864 /dev/zero | tr '\0' x | gzip -9n >"$work/x.gz"
   for size in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do cat "$work/x.gz"; done >"$g/gz_bomb.gz"

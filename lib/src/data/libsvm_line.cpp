@@ -52,10 +52,8 @@ Number parse_finite(std::string_view token, double& value) {
 
 }  // namespace
 
-LineKind parse_libsvm_line(std::string_view text, const LibsvmLineFilter& filter, LibsvmLine& line,
-                           std::vector<index_t>& indices, std::vector<double>& values) {
-  indices.clear();
-  values.clear();
+LineKind parse_libsvm_line(std::string_view text, index_t max_index, LibsvmLine& line, std::vector<index_t>& indices,
+                           std::vector<double>& values) {
   line.features = 0;
   line.last_index = 0;
   if (const auto hash = text.find('#'); hash != std::string_view::npos) text = text.substr(0, hash);
@@ -101,13 +99,10 @@ LineKind parse_libsvm_line(std::string_view text, const LibsvmLineFilter& filter
     if (index < line.last_index)
       return fail(concat("feature index ", std::to_string(index), " follows ", std::to_string(line.last_index),
                          " (indices must be strictly ascending)"));
-    if (filter.max_index > 0 && index > filter.max_index)
-      return fail(concat("feature index ", std::to_string(index), " exceeds the dimension ", std::to_string(filter.max_index)));
-    if (filter.validated && index >= filter.keep_end) break;
+    if (max_index > 0 && index > max_index)
+      return fail(concat("feature index ", std::to_string(index), " exceeds the dimension ", std::to_string(max_index)));
     line.last_index = index;
     ++line.features;
-    const bool keep = index >= filter.keep_begin && index < filter.keep_end;
-    if (!keep && filter.validated) continue;
     double value = 0.0;
     switch (parse_finite(value_text, value)) {
       case Number::ok: break;
@@ -116,10 +111,8 @@ LineKind parse_libsvm_line(std::string_view text, const LibsvmLineFilter& filter
       case Number::non_finite:
         return fail(concat("value ", quoted(value_text), " for feature ", std::to_string(index), " is not finite"));
     }
-    if (keep) {
-      indices.push_back(index - filter.keep_begin);
-      values.push_back(value);
-    }
+    indices.push_back(index - 1);
+    values.push_back(value);
   }
   return LineKind::example;
 }

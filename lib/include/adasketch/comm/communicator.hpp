@@ -29,8 +29,23 @@ class Communicator {
   double allreduce_max(double value) const;
   index_t allreduce_max(index_t value) const;
   index_t allreduce_min(index_t value) const;
+  double allreduce_min(double value) const;
   void broadcast(std::span<double> values, int root) const;
   void broadcast(std::span<char> bytes, int root) const;
+  void broadcast(std::span<index_t> values, int root) const;
+  /// Every rank's `mine` (the same size on every rank), concatenated in rank order into `all`.
+  void allgather(std::span<const index_t> mine, std::span<index_t> all) const;
+  /// Block p of `send` (send.size()/P values) goes to rank p; block p of `receive` comes from rank p.
+  void alltoall(std::span<const index_t> send, std::span<index_t> receive) const;
+  /// Rank p gets send_counts[p] values of `send` (blocks in rank order) and puts what rank p sends it
+  /// at the same place in `receive` (receive_counts[p] values, blocks in rank order).
+  void alltoallv(std::span<const index_t> send, std::span<const index_t> send_counts, std::span<index_t> receive,
+                 std::span<const index_t> receive_counts) const;
+  /// Root: block p of `send` (send.size()/P values) goes to rank p's `receive`.
+  void scatter(std::span<const index_t> send, std::span<index_t> receive, int root) const;
+  /// Root: bytes [offsets[p], offsets[p + 1]) of `send` go to rank p's `receive` (root: in place, its
+  /// own block stays where it is; offsets has P + 1 entries and is read on the root only).
+  void scatterv(std::span<const char> send, std::span<const index_t> offsets, std::span<char> receive, int root) const;
   void barrier() const;
 
  private:

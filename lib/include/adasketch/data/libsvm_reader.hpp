@@ -1,5 +1,5 @@
 #pragma once
-// Streaming LIBSVM/SVMlight reader (plain or gzip-compressed text).
+// Streaming LIBSVM/SVMlight reader (plain or gzip-compressed text), parsed in parallel.
 //
 // Line grammar: `label idx:val idx:val ... [# comment]`, indices 1-based and strictly ascending,
 // label and values finite; blanks are spaces or tabs. Labels: ±1, 0/1, or class numbers 1..K (the raw
@@ -8,10 +8,17 @@
 // line without "\n" and a UTF-8 byte order mark at the start are accepted; indices above 2^62 and
 // NUL bytes are errors. Example::position is the 1-based line number. A truncated or corrupt gzip
 // stream is an InputError, never a short read.
-// Distribution: rank 0 first scans and validates the whole file (so a bad file fails on every rank
-// together, with the same message), then every rank streams the file and keeps only its own
-// features: memory is O(d/P + one example) per rank. next() itself does not communicate; it throws
-// InputError (on the calling rank) only if the file changed after the scan.
+//
+// Distribution: the text is read in rounds; in each, every rank parses the whole lines that start in
+// its chunk of `chunk_bytes` (plain files: read by each rank itself; gzip: decompressed on rank 0
+// and scattered), then one Alltoallv sends every example to every rank with the features it owns.
+// Every rank's next() delivers the examples in file order, each rank its own features. The
+// constructor runs one such pass that validates the whole file (the first error in file order is
+// thrown on every rank with the same message, at any rank count) and computes DatasetInfo; the
+// parsed examples of that pass are kept if they fit in `cache_bytes` on every rank (then each later
+// pass only exchanges them), else every pass parses the text again. Memory per rank: O(P ·
+// chunk_bytes) of text and examples in flight (plus the longest line), and the cache if kept.
+// next(), skip() and rewind() must be called alike on every rank (next() and skip() communicate).
 #include <memory>
 #include <string>
 
@@ -24,9 +31,15 @@ struct LibsvmOptions {
   /// d. 0 means "the largest index in the file". A test file with fewer features than its training
   /// file passes the training d; an index beyond a given dim is an error.
   index_t dim = 0;
+  /// Bytes of text each rank parses per round, in [1, 2^30]: a round (one Alltoallv) covers
+  /// P · chunk_bytes of the file.
+  index_t chunk_bytes = index_t{1} << 20;
+  /// Per-rank budget for keeping the validating pass's examples (16 bytes a nonzero, 24 an example);
+  /// 0 never keeps them.
+  index_t cache_bytes = index_t{512} << 20;
 };
 
-/// Summary from the validating scan.
+/// Summary from the validating pass.
 struct DatasetInfo {
   index_t rows = 0;
   index_t max_index = 0;  ///< largest 1-based feature index seen
@@ -35,9 +48,20 @@ struct DatasetInfo {
   bool labels_integral = true;
 };
 
+/// This rank's work in the reader since its construction (the validating pass included).
+struct ParseStats {
+  index_t bytes = 0;     ///< bytes of text this rank parsed, or replayed from the cache
+  index_t examples = 0;  ///< examples this rank parsed, or replayed from the cache
+  double read_seconds = 0.0;      ///< reading the file (gzip: decompressing on rank 0, or waiting for the text)
+  double parse_seconds = 0.0;     ///< parsing the lines
+  double exchange_seconds = 0.0;  ///< agreeing on each round and sending the examples to the ranks
+  double seconds() const noexcept { return read_seconds + parse_seconds + exchange_seconds; }
+};
+
 class LibsvmReader final : public ExampleSource {
  public:
-  /// Collective over comm. Throws InputError (file and line) for a missing, empty or malformed file.
+  /// Collective over comm. Throws InputError (file and line) for a missing, empty or malformed file,
+  /// InvalidArgument for bad options.
   LibsvmReader(const Communicator& comm, const std::string& path, const LibsvmOptions& options = {});
   ~LibsvmReader() override;
 
@@ -45,18 +69,23 @@ class LibsvmReader final : public ExampleSource {
   const BlockPartition& partition() const override { return partition_; }
   bool next(Example& out) override;
   void rewind() override;
-  /// Reads the lines (decompressing a gzip file) but parses none: about the cost of reading n lines.
+  /// Passes whole rounds by their example counts from the validating pass, without reading them
+  /// (a gzip file is decompressed up to there on rank 0), and exchanges only the round it ends in.
   index_t skip(index_t n) override;
   const DatasetInfo& info() const noexcept { return info_; }
   const std::string& path() const noexcept { return path_; }
+  const ParseStats& stats() const noexcept { return stats_; }
+  /// Whether the validating pass's examples were kept (on every rank alike).
+  bool cached() const noexcept;
 
  private:
-  class LineSource;
+  class Rounds;
   Communicator comm_;
   std::string path_;
+  ParseStats stats_;
+  std::unique_ptr<Rounds> rounds_;  // before info_ and partition_, which come from its scan
   DatasetInfo info_;
   BlockPartition partition_;
-  std::unique_ptr<LineSource> lines_;
 };
 
 }  // namespace adasketch
