@@ -273,9 +273,9 @@ TEST_F(ParallelReader, RoundBoundariesAsTheSerialReader) {
 }
 
 TEST_F(ParallelReader, ManyRoundsWithTinyChunks) {
-  // 600 lines of varying length with blank lines and comments: many rounds of every kind.
+  // 300 lines of varying length with blank lines and comments: many rounds of every kind.
   std::string text;
-  for (int i = 1; i <= 600; ++i) {
+  for (int i = 1; i <= 300; ++i) {
     if (i % 17 == 0) text += "\n";
     if (i % 29 == 0) text += "# comment " + std::to_string(i) + "\n";
     text += std::to_string(i % 3 - 1);

@@ -87,6 +87,7 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
     first_line += round_lines;
     examples += round_examples;
     if (caching) {  // exact sizes: no spare capacity, no copies as the cache grows
+      start = Clock::now();
       for (index_t& line : parsed.lines) line += my_first_line - 1;
       try {
         result.cache.push_back(parsed.compact());
@@ -98,6 +99,7 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
         caching = false;
         result.cache = {};
       }
+      stats.parse_seconds += seconds_since(start);
     }
   }
   index.first_line.push_back(first_line);

@@ -53,7 +53,7 @@ struct ParseStats {
   index_t bytes = 0;     ///< bytes of text this rank parsed, or replayed from the cache
   index_t examples = 0;  ///< examples this rank parsed, or replayed from the cache
   double read_seconds = 0.0;      ///< reading the file (gzip: decompressing on rank 0, or waiting for the text)
-  double parse_seconds = 0.0;     ///< parsing the lines
+  double parse_seconds = 0.0;     ///< parsing the lines (and filling the cache)
   double exchange_seconds = 0.0;  ///< agreeing on each round and sending the examples to the ranks
   double seconds() const noexcept { return read_seconds + parse_seconds + exchange_seconds; }
 };
