@@ -192,14 +192,8 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
   j.end_object();
 }
 
-int report_form_comparisons(const Communicator& comm, const OptionParser& opts, const std::vector<LearnerSpec>& specs,
-                            BenchExamples& examples, index_t steps) {
-  if (comm.rank() == 0) {
-    std::printf("  forms     sparse vs dense on the first %lld examples\n", static_cast<long long>(steps));
-    std::printf("  %-15s %10s %10s %11s %11s %8s %10s %10s\n", "algorithm", "mistakes", "(dense)", "loss diff",
-                "weight diff", "rebases", "sparse s", "dense s");
-  }
-  JsonWriter j;
+// The report's opening: command, version, every option, ranks and d.
+void begin_report(JsonWriter& j, const OptionParser& opts, const Communicator& comm, const BenchExamples& examples) {
   j.begin_object();
   j.member("command", "bench-learners");
   j.member("version", ADASKETCH_VERSION);
@@ -209,6 +203,17 @@ int report_form_comparisons(const Communicator& comm, const OptionParser& opts, 
   j.end_object();
   j.member("ranks", comm.size());
   j.member("d", examples.dim());
+}
+
+int report_form_comparisons(const Communicator& comm, const OptionParser& opts, const std::vector<LearnerSpec>& specs,
+                            BenchExamples& examples, index_t steps) {
+  if (comm.rank() == 0) {
+    std::printf("  forms     sparse vs dense on the first %lld examples\n", static_cast<long long>(steps));
+    std::printf("  %-15s %10s %10s %11s %11s %8s %10s %10s\n", "algorithm", "mistakes", "(dense)", "loss diff",
+                "weight diff", "rebases", "sparse s", "dense s");
+  }
+  JsonWriter j;
+  begin_report(j, opts, comm, examples);
   j.key("form_comparisons");
   j.begin_array();
   for (const LearnerSpec& spec : specs) {
@@ -333,15 +338,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     std::string text;
     if (comm.rank() == 0) {
       JsonWriter j;
-      j.begin_object();
-      j.member("command", "bench-learners");
-      j.member("version", ADASKETCH_VERSION);
-      j.key("options");
-      j.begin_object();
-      opts.write_json(j);
-      j.end_object();
-      j.member("ranks", comm.size());
-      j.member("d", examples.dim());
+      begin_report(j, opts, comm, examples);
       j.member("local_dim_max", dp_max);
       j.member("ell", ell);
       j.member("format", examples.format());
