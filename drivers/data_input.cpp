@@ -48,6 +48,7 @@ std::optional<SyntheticSpec> synthetic_spec(const std::string& path, index_t dim
 std::string data_help() {
   const LowRankRegressionOptions r;
   const IllConditionedOptions c;
+  const SparseClassificationOptions s;
   const auto num = [](double v) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%g", v);
@@ -64,6 +65,11 @@ std::string data_help() {
          ",kappa=" + num(c.condition) + ",ill=" + std::to_string(c.ill_directions) + ",seed=" +
          std::to_string(c.seed) + ",skip=" + std::to_string(c.skip) + "]\n"
          "      SON §5.1: x ~ N(0, VΛVᵀ), λ = 1 except ill values rising to kappa, labels ±1 = sign(θᵀx)\n"
+         "  synthetic:sparse-classification[:d=" + std::to_string(s.dim) + ",n=" + std::to_string(s.examples) +
+         ",nnz=" + std::to_string(s.nonzeros) + ",zipf=" + num(s.zipf) + ",noise=" + num(s.noise) + ",seed=" +
+         std::to_string(s.seed) + ",skip=" + std::to_string(s.skip) + "]\n"
+         "      text-like sparse rows: nnz feature draws from P(k) ∝ k^(−zipf) (0: uniform), scattered over\n"
+         "      1..d, values term counts/√nnz; labels ±1 = sign(θᵀx + noise·ε)\n"
          "Absent keys take the defaults shown, except d: without d=, d is --dim if given (for --test, the\n"
          "training d; for predict, the model's d). The seed fixes the distribution (Σ's basis, β*, θ) and\n"
          "the examples; skip=K starts after the first K examples: a test set from the same distribution is\n"

@@ -57,6 +57,21 @@ TEST(SyntheticSpec, ReadsEveryIllConditionedKey) {
   EXPECT_STREQ(s.generator(), "ill-conditioned");
 }
 
+TEST(SyntheticSpec, ReadsEverySparseKey) {
+  const SyntheticSpec s =
+      parse_synthetic_spec("synthetic:sparse-classification:d=5000000,n=7,nnz=40,zipf=1.25,noise=0.5,seed=2,skip=3", "x");
+  const auto& o = std::get<SparseClassificationOptions>(s.options);
+  EXPECT_EQ(o.dim, 5000000);
+  EXPECT_EQ(o.examples, 7);
+  EXPECT_EQ(o.nonzeros, 40);
+  EXPECT_EQ(o.zipf, 1.25);
+  EXPECT_EQ(o.noise, 0.5);
+  EXPECT_EQ(o.seed, 2u);
+  EXPECT_EQ(o.skip, 3);
+  EXPECT_TRUE(s.sign_labels());
+  EXPECT_STREQ(s.generator(), "sparse-classification");
+}
+
 TEST(SyntheticSpec, AbsentKeysTakeTheDocumentedDefaults) {
   // The defaults the README and --help state (the papers' settings).
   const SyntheticSpec r = parse_synthetic_spec("synthetic:low-rank-regression", "x");
@@ -77,6 +92,16 @@ TEST(SyntheticSpec, AbsentKeysTakeTheDocumentedDefaults) {
   EXPECT_EQ(i.condition, 100.0);
   EXPECT_EQ(i.ill_directions, 10);
   EXPECT_EQ(i.seed, 1u);
+  const SyntheticSpec p = parse_synthetic_spec("synthetic:sparse-classification", "x");
+  const auto& q = std::get<SparseClassificationOptions>(p.options);
+  EXPECT_EQ(q.dim, 1000000);
+  EXPECT_EQ(q.examples, 100000);
+  EXPECT_EQ(q.nonzeros, 20);
+  EXPECT_EQ(q.zipf, 0.0);
+  EXPECT_EQ(q.noise, 0.0);
+  EXPECT_EQ(q.seed, 1u);
+  // nnz defaults to at most d.
+  EXPECT_EQ(std::get<SparseClassificationOptions>(parse_synthetic_spec("synthetic:sparse-classification:d=7", "x").options).nonzeros, 7);
 }
 
 TEST(SyntheticSpec, DefaultDimAppliesOnlyWithoutD) {
@@ -112,6 +137,11 @@ TEST(SyntheticSpec, ErrorsNameTheOptionAndTheKey) {
       {"synthetic:low-rank-regression:n=10,skip=1152921504606846975", "key skip: must be ≤ 2^60 − n"},
       {"synthetic:ill-conditioned:kappa=0.5", "key kappa: must be ≥ 1, got 0.5"},
       {"synthetic:ill-conditioned:d=3", "key ill: must be ≤ d = 3, got 10 (the default)"},
+      {"synthetic:sparse-classification:d=5,nnz=6", "key nnz: must be ≤ d = 5, got 6"},
+      {"synthetic:sparse-classification:nnz=0", "key nnz: must be ≥ 1, got 0"},
+      {"synthetic:sparse-classification:zipf=-0.5", "key zipf: must be ≥ 0, got -0.5"},
+      {"synthetic:sparse-classification:noise=inf", "key noise: expected a finite number, got 'inf'"},
+      {"synthetic:sparse-classification:kappa=2", "unknown key 'kappa' (keys: d, n, nnz, zipf, noise, seed, skip)"},
       {"synthetic:low-rank", "option --data: unknown synthetic generator 'low-rank'"},
       {"synthetic:", "unknown synthetic generator ''"},
       {"a9a.gz", "option --data: 'a9a.gz' is not a synthetic spec"},
@@ -147,7 +177,8 @@ TEST(SyntheticSpec, MakesTheGeneratorsSourceAndSkipIsALaterWindow) {
   }
   // Examples 4..9 of the stream are the stream with skip = 3 (positions restart at 1).
   for (const char* text : {"synthetic:low-rank-regression:d=11,n=6,rank=4,seed=6,skip=3",
-                           "synthetic:ill-conditioned:d=11,n=6,ill=4,seed=6,skip=3"}) {
+                           "synthetic:ill-conditioned:d=11,n=6,ill=4,seed=6,skip=3",
+                           "synthetic:sparse-classification:d=11,n=6,nnz=3,zipf=1,seed=6,skip=3"}) {
     const SyntheticSpec skipped = parse_synthetic_spec(text, "x");
     SyntheticSpec whole = skipped;
     const auto unskip = [](auto& opt) {
@@ -161,10 +192,12 @@ TEST(SyntheticSpec, MakesTheGeneratorsSourceAndSkipIsALaterWindow) {
     ASSERT_EQ(s.size(), 6u) << text;
     for (std::size_t t = 0; t < s.size(); ++t) {
       EXPECT_EQ(s[t].values, f[t + 3].values) << text << " t " << t;
+      EXPECT_EQ(s[t].indices, f[t + 3].indices) << text << " t " << t;
       EXPECT_EQ(s[t].label, f[t + 3].label) << text << " t " << t;
       EXPECT_EQ(s[t].position, static_cast<index_t>(t + 1));
     }
-    EXPECT_NE(s[0].values, f[0].values) << text;
+    const bool differs = s[0].values != f[0].values || s[0].indices != f[0].indices;  // a sparse row may miss a rank
+    EXPECT_EQ(comm.allreduce_max(index_t{differs}), 1) << text;
   }
 }
 

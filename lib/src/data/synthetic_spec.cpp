@@ -18,6 +18,7 @@ namespace {
 constexpr std::string_view kPrefix = "synthetic:";
 constexpr std::string_view kLowRank = "low-rank-regression";
 constexpr std::string_view kIllConditioned = "ill-conditioned";
+constexpr std::string_view kSparse = "sparse-classification";
 
 // The key=value items of a spec, read once each by typed getters that check ranges; every problem
 // throws InvalidArgument "<what>: synthetic:<generator>: key <k>: ...".
@@ -138,6 +139,22 @@ IllConditionedOptions ill_conditioned(const Items& items, index_t default_dim) {
   return o;
 }
 
+SparseClassificationOptions sparse_classification(const Items& items, index_t default_dim) {
+  const SparseClassificationOptions d;
+  SparseClassificationOptions o;
+  o.dim = items.integer("d", default_dim > 0 ? default_dim : d.dim, 1);
+  o.examples = items.integer("n", d.examples, 1);
+  o.nonzeros = items.integer("nnz", std::min(d.nonzeros, o.dim), 1);
+  items.check("nnz", o.nonzeros <= o.dim, o.nonzeros, "≤ d = " + std::to_string(o.dim));
+  o.zipf = items.real("zipf", d.zipf);
+  items.check("zipf", o.zipf >= 0.0, o.zipf, "≥ 0");
+  o.noise = items.real("noise", d.noise);
+  items.check("noise", o.noise >= 0.0, o.noise, "≥ 0");
+  o.seed = items.unsigned_integer("seed", d.seed);
+  o.skip = items.integer("skip", d.skip, 0);
+  return o;
+}
+
 }  // namespace
 
 index_t SyntheticSpec::dim() const {
@@ -148,7 +165,12 @@ index_t SyntheticSpec::examples() const {
   return std::visit([](const auto& o) { return o.examples; }, options);
 }
 
-const char* SyntheticSpec::generator() const noexcept { return sign_labels() ? kIllConditioned.data() : kLowRank.data(); }
+bool SyntheticSpec::sign_labels() const noexcept { return !std::holds_alternative<LowRankRegressionOptions>(options); }
+
+const char* SyntheticSpec::generator() const noexcept {
+  if (std::holds_alternative<SparseClassificationOptions>(options)) return kSparse.data();
+  return sign_labels() ? kIllConditioned.data() : kLowRank.data();
+}
 
 bool is_synthetic_spec(std::string_view text) noexcept { return text.starts_with(kPrefix); }
 
@@ -164,17 +186,21 @@ SyntheticSpec parse_synthetic_spec(const std::string& text, const std::string& w
     keys = {"d", "n", "lambda0", "decay", "mean", "rank", "seed", "skip"};
   else if (generator == kIllConditioned)
     keys = {"d", "n", "kappa", "ill", "seed", "skip"};
+  else if (generator == kSparse)
+    keys = {"d", "n", "nnz", "zipf", "noise", "seed", "skip"};
   else
     throw InvalidArgument(what + ": unknown synthetic generator '" + std::string(generator) + "' (expected " +
-                          std::string(kLowRank) + " or " + std::string(kIllConditioned) + ")");
+                          std::string(kLowRank) + ", " + std::string(kIllConditioned) + " or " + std::string(kSparse) + ")");
   const Items items = colon == std::string_view::npos ? Items(context, std::move(keys))
                                                       : Items(context, rest.substr(colon + 1), std::move(keys));
   SyntheticSpec spec;
   spec.dim_given = items.has("d");
   if (generator == kLowRank)
     spec.options = low_rank(items, default_dim);
-  else
+  else if (generator == kIllConditioned)
     spec.options = ill_conditioned(items, default_dim);
+  else
+    spec.options = sparse_classification(items, default_dim);
   // The generators' own limit (skip + n ≤ 2^60), reported as a key.
   constexpr index_t kMaxExamples = index_t{1} << 60;
   items.check("n", spec.examples() <= kMaxExamples, spec.examples(), "≤ 2^60");
@@ -185,6 +211,7 @@ SyntheticSpec parse_synthetic_spec(const std::string& text, const std::string& w
 
 std::unique_ptr<ExampleSource> make_synthetic(const Communicator& comm, const SyntheticSpec& spec) {
   if (const auto* o = std::get_if<LowRankRegressionOptions>(&spec.options)) return make_low_rank_regression(comm, *o);
+  if (const auto* o = std::get_if<SparseClassificationOptions>(&spec.options)) return make_sparse_classification(comm, *o);
   return make_ill_conditioned_classification(comm, std::get<IllConditionedOptions>(spec.options));
 }
 

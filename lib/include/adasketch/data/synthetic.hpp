@@ -3,7 +3,8 @@
 // indexed by global feature and example; to round-off). Both draw x = μ·1 + Q diag(s) z (+ g) with
 // z ~ N(0, I_r), Q a d×r matrix with orthonormal columns (Gaussian, orthonormalized; rows
 // block-partitioned like every d-vector) and, for the SON data only, g ~ N(0, I_d). Examples are
-// dense; position t is 1-based. Each next() makes one small Allreduce (the label).
+// dense; position t is 1-based. Each next() makes one small Allreduce (the label). The sparse
+// generator (SparseClassificationOptions) draws sparse rows and communicates nothing.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -42,9 +43,28 @@ struct IllConditionedOptions {
   index_t skip = 0;  ///< as LowRankRegressionOptions::skip
 };
 
+/// Sparse, text-like classification at any d (the regime of SON §4's sparse updates): example t
+/// makes `nonzeros` draws of a feature rank k ∈ 1..d from a bounded power law P(k) ∝ k^{−zipf}
+/// (continuous inverse CDF, floored; zipf = 0 is uniform), feature j = ((k − 1)·a) mod d with a ≈
+/// 0.618·d coprime to d (so frequent features spread over every rank's block), and value
+/// x_j = c_j/√nonzeros where c_j counts the draws of j (term frequencies). Labels ±1:
+/// y = sign(θᵀx + noise·ε) (+1 at 0), θ_j ~ N(0, 1), ε ~ N(0, 1). Every rank draws the whole
+/// support (O(nonzeros) per example, no communication) and keeps its own features.
+struct SparseClassificationOptions {
+  index_t dim = 1000000;
+  index_t examples = 100000;
+  index_t nonzeros = 20;  ///< draws per example, 1 ≤ nonzeros ≤ d (repeated draws merge)
+  double zipf = 0.0;      ///< power-law exponent ≥ 0
+  double noise = 0.0;     ///< label noise σ ≥ 0
+  std::uint64_t seed = 1;
+  index_t skip = 0;  ///< as LowRankRegressionOptions::skip
+};
+
 std::unique_ptr<ExampleSource> make_low_rank_regression(const Communicator& comm,
                                                         const LowRankRegressionOptions& options);
 std::unique_ptr<ExampleSource> make_ill_conditioned_classification(const Communicator& comm,
                                                                    const IllConditionedOptions& options);
+std::unique_ptr<ExampleSource> make_sparse_classification(const Communicator& comm,
+                                                          const SparseClassificationOptions& options);
 
 }  // namespace adasketch

@@ -4,9 +4,10 @@
 //
 //   synthetic:low-rank-regression[:key=value,...]   keys d, n, lambda0, decay, mean, rank, seed, skip
 //   synthetic:ill-conditioned[:key=value,...]       keys d, n, kappa, ill, seed, skip
+//   synthetic:sparse-classification[:key=value,...] keys d, n, nnz, zipf, noise, seed, skip
 //
-// d, n, rank, ill, skip are integers, seed a non-negative integer, the others finite numbers. Absent
-// keys take the defaults of LowRankRegressionOptions / IllConditionedOptions (d: see parse below).
+// d, n, rank, ill, nnz, skip are integers, seed a non-negative integer, the others finite numbers.
+// Absent keys take the defaults of the generator's options struct (d: see parse below; nnz at most d).
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,14 +20,14 @@
 namespace adasketch {
 
 struct SyntheticSpec {
-  std::variant<LowRankRegressionOptions, IllConditionedOptions> options;
+  std::variant<LowRankRegressionOptions, IllConditionedOptions, SparseClassificationOptions> options;
   bool dim_given = false;  ///< the text had d=
 
   index_t dim() const;
   index_t examples() const;
-  /// Whether the labels are ±1 (ill-conditioned) rather than real (regression).
-  bool sign_labels() const noexcept { return std::holds_alternative<IllConditionedOptions>(options); }
-  /// "low-rank-regression" or "ill-conditioned".
+  /// Whether the labels are ±1 (classification) rather than real (regression).
+  bool sign_labels() const noexcept;
+  /// "low-rank-regression", "ill-conditioned" or "sparse-classification".
   const char* generator() const noexcept;
 };
 
@@ -36,11 +37,12 @@ bool is_synthetic_spec(std::string_view text) noexcept;
 
 /// Parses a spec strictly: an unknown generator or key, a key given twice, a missing or malformed
 /// value, or a value out of range (d, n ≥ 1; lambda0 > 0; decay, skip ≥ 0; 0 ≤ rank ≤ d; kappa ≥ 1;
-/// 0 ≤ ill ≤ d) throws InvalidArgument "<what>: <the key and the problem>", e.g. what = "option
+/// 0 ≤ ill ≤ d; 1 ≤ nnz ≤ d; zipf, noise ≥ 0) throws InvalidArgument "<what>: <the key and the problem>", e.g. what = "option
 /// --data". Without d=, d is `default_dim` when it is positive, else the options' default.
 SyntheticSpec parse_synthetic_spec(const std::string& text, const std::string& what, index_t default_dim = 0);
 
-/// Collective. The generator's source (make_low_rank_regression or make_ill_conditioned_classification).
+/// Collective. The generator's source (make_low_rank_regression, make_ill_conditioned_classification
+/// or make_sparse_classification).
 std::unique_ptr<ExampleSource> make_synthetic(const Communicator& comm, const SyntheticSpec& spec);
 
 }  // namespace adasketch
