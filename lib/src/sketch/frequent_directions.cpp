@@ -31,12 +31,11 @@ FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPart
   ADASKETCH_REQUIRE(options.alpha0 >= 0.0 && std::isfinite(options.alpha0), "alpha0 = " + std::to_string(options.alpha0));
   ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + std::to_string(options.max_growth));
   rotation_.assign(static_cast<std::size_t>(rows() * rows()), 0.0);
-  scratch_.assign(static_cast<std::size_t>(local_dim() * rows()), 0.0);
   product_scratch_.assign(static_cast<std::size_t>(rows()), 0.0);
-  if (options.form == SketchForm::sparse) {
+  if (options.form == SketchForm::sparse)
     sparse_ = std::make_unique<SparseState>(rows(), local_dim());
-    scratch_.clear();  // the dense shrink's out-of-place block is only needed by a rebase
-  }
+  else
+    scratch_ = PageBuffer(static_cast<std::size_t>(local_dim() * rows()));
 }
 
 FrequentDirections::~FrequentDirections() = default;

@@ -302,7 +302,7 @@ void FrequentDirections::rebase() {
   SparseState& sp = *sparse_;
   const index_t R = rows(), kept = filled_;
   const int r = static_cast<int>(R);
-  std::vector<double> out(sz(local_dim() * R), 0.0);
+  PageBuffer out(sz(local_dim() * R));
   if (local_dim() > 0 && kept > 0)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(local_dim()), static_cast<int>(kept), r, 1.0,
                 stored().data(), r, sp.mixing.data(), r, 0.0, out.data(), r);

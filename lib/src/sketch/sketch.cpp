@@ -52,7 +52,7 @@ Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_
   if (basis_rows > kMaxEntries / basis_rows || local_dim_ > kMaxEntries / basis_rows)
     throw std::length_error("sketch of " + std::to_string(basis_rows) + " rows × " + std::to_string(local_dim_) +
                             " local features: more than memory can address");
-  stored_.assign(static_cast<std::size_t>(local_dim_ * basis_rows_), 0.0);
+  stored_ = PageBuffer(static_cast<std::size_t>(local_dim_ * basis_rows_));
   gram_.assign(static_cast<std::size_t>(rows_ * rows_), 0.0);
   row_scale_.assign(static_cast<std::size_t>(rows_), 1.0);
   reduce_buffer_.assign(static_cast<std::size_t>(basis_rows_ + 1), 0.0);
@@ -97,7 +97,7 @@ void Sketch::copy_local_block(std::span<double> out) const {
   ADASKETCH_REQUIRE(static_cast<index_t>(out.size()) >= local_dim_ * rows_, "out is too small");
   const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_rows_);
   for (std::size_t j = 0; j < static_cast<std::size_t>(local_dim_); ++j)
-    mix(std::span<const double>(stored_).subspan(j * Rz, Rz), out.subspan(j * R, R));
+    mix(stored().subspan(j * Rz, Rz), out.subspan(j * R, R));
 }
 
 void Sketch::insert(const LocalRow& a, std::span<const double> za, double aa) {
@@ -125,7 +125,7 @@ void Sketch::state_fields(StateFields& fields) {
   add_state_fields(fields);
 }
 
-void Sketch::swap_stored(std::vector<double>& other) {
+void Sketch::swap_stored(PageBuffer& other) {
   ADASKETCH_REQUIRE(other.size() == stored_.size(), "other.size() = " + std::to_string(other.size()));
   stored_.swap(other);
 }

@@ -96,7 +96,7 @@ class FrequentDirections final : public Sketch {
   double total_shrinkage_ = 0.0;
   SymmetricEigen eigen_;
   std::vector<double> rotation_;  // rows() × rows() scaled eigenvectors used by the shrink
-  std::vector<double> scratch_;   // d_p × rows(): the shrunk block before it replaces the stored one
+  PageBuffer scratch_;  // dense form: d_p × rows(), the shrunk block before it replaces the stored one
   mutable std::vector<double> product_scratch_;  // rows(): update_product's result
   std::unique_ptr<SparseState> sparse_;          // the sparse form's state, else null
   index_t rebases_ = 0;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
 #include "adasketch/comm/state_fields.hpp"
@@ -130,7 +131,7 @@ class Sketch {
   std::span<double> stored() noexcept { return stored_; }
   std::span<const double> stored() const noexcept { return stored_; }
   /// Exchanges the stored block with `other` (same size): installs a block computed out of place.
-  void swap_stored(std::vector<double>& other);
+  void swap_stored(PageBuffer& other);
   std::span<double> gram_mut() noexcept { return gram_; }
   /// The dense form's diagonal mixing M = diag(row_scale).
   std::span<const double> row_scale() const noexcept { return row_scale_; }
@@ -142,7 +143,8 @@ class Sketch {
   index_t ell_, rows_, basis_rows_, local_dim_;
   SketchForm form_;
   index_t inserted_ = 0;
-  std::vector<double> stored_, gram_, row_scale_, reduce_buffer_;
+  PageBuffer stored_;  // zero pages until a feature is touched
+  std::vector<double> gram_, row_scale_, reduce_buffer_;
 };
 
 }  // namespace adasketch
