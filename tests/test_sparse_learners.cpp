@@ -13,6 +13,10 @@
 
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/learners/sketched_adagrad.hpp"
+#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/sketch/frequent_directions.hpp"
+#include "adasketch/sketch/oja_sketch.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;
@@ -103,23 +107,35 @@ double relative_difference(const Learner& a, const Learner& b) {
   return diff / std::max(scale, 1e-300);
 }
 
-void expect_forms_agree(const Communicator& comm, const Rows& rows, const std::string& algorithm, bool softmax) {
-  SCOPED_TRACE(algorithm + (softmax ? " softmax" : ""));
-  auto dense = make_learner(comm, rows.dim, spec_for(algorithm, softmax, "dense"));
-  auto sparse = make_learner(comm, rows.dim, spec_for(algorithm, softmax, "sparse"));
+// Steps both on every row: the same losses (1e-8) and online mistakes, weights within 1e-8.
+void expect_same_steps(const Rows& rows, bool softmax, Learner& dense, Learner& sparse) {
   index_t mistakes_dense = 0, mistakes_sparse = 0;
   for (std::size_t i = 0; i < rows.indices.size(); ++i) {
     const LocalRow x = LocalRow::sparse(rows.indices[i], rows.values[i]);
     const double y = softmax ? rows.classes[i] : rows.binary[i];
-    const StepResult a = dense->step(x, y), b = sparse->step(x, y);
+    const StepResult a = dense.step(x, y), b = sparse.step(x, y);
     ASSERT_NEAR(b.loss, a.loss, 1e-8 * std::max(1.0, std::abs(a.loss))) << "step " << i;
     mistakes_dense += a.mistake ? 1 : 0;
     mistakes_sparse += b.mistake ? 1 : 0;
   }
   EXPECT_EQ(mistakes_sparse, mistakes_dense);
-  EXPECT_EQ(sparse->spec().form, "sparse");
-  EXPECT_EQ(dense->spec().form, "dense");
-  EXPECT_LT(relative_difference(*sparse, *dense), 1e-8);
+  EXPECT_EQ(sparse.spec().form, "sparse");
+  EXPECT_EQ(dense.spec().form, "dense");
+  EXPECT_LT(relative_difference(sparse, dense), 1e-8);
+}
+
+void expect_forms_agree(const Communicator& comm, const Rows& rows, const std::string& algorithm, bool softmax) {
+  SCOPED_TRACE(algorithm + (softmax ? " softmax" : ""));
+  auto dense = make_learner(comm, rows.dim, spec_for(algorithm, softmax, "dense"));
+  auto sparse = make_learner(comm, rows.dim, spec_for(algorithm, softmax, "sparse"));
+  expect_same_steps(rows, softmax, *dense, *sparse);
+}
+
+// The sparse sketch's rebases so far (fd and oja; 0 for the others).
+index_t rebases(const Sketch& sketch) {
+  if (const auto* fd = dynamic_cast<const FrequentDirections*>(&sketch)) return fd->rebases();
+  if (const auto* oja = dynamic_cast<const OjaSketch*>(&sketch)) return oja->rebases();
+  return 0;
 }
 
 const char* const kSketched[] = {"ada-fd",      "ada-fd-da",      "fast-ada-fd", "fast-ada-fd-da", "ada-gp",
@@ -143,6 +159,48 @@ TEST(SparseLearners, SparseFormEqualsDenseFormOnA9a) {
   const auto comm = test::world();
   const Rows rows = a9a_rows(comm, 600);
   for (const char* algorithm : kSketched) expect_forms_agree(comm, rows, algorithm, false);
+}
+
+TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
+  // max_growth = 1: the sparse fd and oja sketches rebase at (nearly) every chance, so the learners'
+  // fold of their lazy weights before a rebase (Sketch::next_insert_restructures) runs hundreds of times.
+  const auto comm = test::world();
+  const BlockPartition p(200, comm.size());
+  const Rows rows = random_rows(p, comm.rank(), 300, 6, 2, 17);
+  for (const char* sketch : {"fd", "fast-fd", "rfd", "fast-rfd", "oja"}) {
+    SCOPED_TRACE(std::string(sketch) + "-son");
+    SketchedNewtonOptions o;
+    o.sketch = sketch;
+    o.ell = 3;
+    o.alpha = 20.0;
+    o.sigma = 0.1;
+    o.eta_schedule = SketchedNewtonOptions::EtaSchedule::inv_t;
+    o.seed = 7;
+    o.sketch_form = FormChoice::dense;
+    SketchedNewton dense(comm, p.dim(), Loss("squared"), o);
+    o.sketch_form = FormChoice::sparse;
+    o.max_growth = 1.0;
+    SketchedNewton sparse(comm, p.dim(), Loss("squared"), o);
+    expect_same_steps(rows, false, dense, sparse);
+    EXPECT_GT(rebases(sparse.sketch()), 20);
+  }
+  for (const auto sketching : {SketchedAdaGradOptions::Sketching::fd_gradients, SketchedAdaGradOptions::Sketching::fast_fd_gradients})
+    for (const auto form : {SketchedAdaGradOptions::Form::mirror_descent, SketchedAdaGradOptions::Form::dual_averaging}) {
+      SketchedAdaGradOptions o;
+      o.sketching = sketching;
+      o.form = form;
+      o.ell = 3;
+      o.eta = 0.2;
+      o.delta = 0.5;
+      o.sketch_form = FormChoice::dense;
+      SketchedAdaGrad dense(comm, p.dim(), Loss("logistic"), o);
+      o.sketch_form = FormChoice::sparse;
+      o.max_growth = 1.0;
+      SketchedAdaGrad sparse(comm, p.dim(), Loss("logistic"), o);
+      SCOPED_TRACE(sparse.name());
+      expect_same_steps(rows, false, dense, sparse);
+      EXPECT_GT(rebases(sparse.sketch()), 20);
+    }
 }
 
 TEST(SparseLearners, AutomaticFormFollowsTheFirstRow) {

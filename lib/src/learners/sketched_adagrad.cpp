@@ -50,6 +50,7 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, index_t dim, cons
       fd.ell = o.ell;
       fd.fast = o.sketching == Sketching::fast_fd_gradients;
       fd.form = form;
+      fd.max_growth = o.max_growth;
       return std::make_unique<FrequentDirections>(comm, features.interleaved(loss.outputs()), fd);
     }
     case Sketching::rp_gradients:

@@ -103,6 +103,7 @@ void SketchedNewton::install_sketch(SketchForm form) {
   spec.seed = options_.seed;
   spec.alpha0 = regularized_ ? options_.alpha : 0.0;
   spec.form = form;
+  spec.max_growth = options_.max_growth;
   sketch_ = make_sketch(comm(), partition(), spec);
   fd_ = dynamic_cast<const FrequentDirections*>(sketch_.get());
   rows_ = sketch_->rows();

@@ -21,6 +21,7 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartiti
     o.regularized = m.ends_with("rfd");
     o.alpha0 = spec.alpha0;
     o.form = spec.form;
+    o.max_growth = spec.max_growth;
     return std::make_unique<FrequentDirections>(comm, partition, o);
   }
   if (m == "rp")
@@ -30,6 +31,7 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartiti
     o.ell = spec.ell;
     o.seed = spec.seed;
     o.form = spec.form;
+    o.max_growth = spec.max_growth;
     return std::make_unique<OjaSketch>(comm, partition, o);
   }
   throw InvalidArgument("unknown sketch method '" + m + "' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");

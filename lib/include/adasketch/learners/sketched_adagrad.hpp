@@ -76,6 +76,8 @@ struct SketchedAdaGradOptions {
   double rank_tolerance = 1e-15;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
   FormChoice sketch_form = FormChoice::automatic;
+  /// Sparse fd sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
+  double max_growth = 1e4;
 };
 
 class SketchedAdaGrad final : public Learner {

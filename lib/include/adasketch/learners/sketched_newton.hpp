@@ -76,6 +76,8 @@ struct SketchedNewtonOptions {
   std::uint64_t seed = 1;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
   FormChoice sketch_form = FormChoice::automatic;
+  /// Sparse fd and oja sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
+  double max_growth = 1e4;
 };
 
 /// "constant", "inv-t", "inv-sqrt-t" → EtaSchedule; throws InvalidArgument naming the value.

@@ -13,6 +13,7 @@ struct SketchSpec {
   std::uint64_t seed = 1;          ///< rp and oja
   double alpha0 = 0.0;             ///< rfd, fast-rfd
   SketchForm form = SketchForm::dense;  ///< dense, or sparse (time per sparse row independent of d)
+  double max_growth = 1e4;  ///< sparse fd and oja: the rebase threshold (FrequentDirectionsOptions::max_growth)
 };
 
 /// Throws InvalidArgument naming the unknown method or the violated condition.
