@@ -8,20 +8,26 @@
 // d = 10⁶ dimensions, so its gradients stay of the same size and every one is inserted into the
 // sketch, as on a real stream); or a data file (--data, e.g. a9a), read into memory before timing.
 // Every learner starts fresh and takes the same examples: --warmup untimed steps (the sketch fills
-// and shrinks at least once), then --examples timed steps, each timed on its own.
+// and shrinks at least once), then --examples timed steps, each timed on its own, in --rounds
+// consecutive rounds.
 //
 // Reported per learner:
-//   s/example   the slowest rank's time in Learner::step, per timed example;
+//   s/example   the slowest rank's time in Learner::step, per timed example, of the best round (a
+//               machine busy with something else, or the kernel faulting in fresh pages, slows some
+//               rounds; the JSON has the mean over all rounds too);
 //   read        one streaming read of a buffer of exactly the learner's sketch storage on the rank
 //               (Sketch::rows() × local_dim() doubles: R = ℓ, or 2ℓ for the fast variants; for a
 //               learner without a sketch, ADA-DIAG, its d_p × K weights), best of --reads, all ranks
 //               reading at once (bench_support.hpp);
 //   ratio       s/example / read;
 //   MPI         the ranks' mean time in MPI_Allreduce during the timed steps (a PMPI wrapper, which
-//               also sees the Allreduce inside FD shrinks) over s/example, and Allreduce calls per example.
+//               also sees the Allreduce inside FD shrinks) over the mean s/example, and Allreduce
+//               calls per example.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,6 +79,8 @@ OptionParser make_parser() {
              "how far apart they end (online mistakes, losses, weights)");
   p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp, oja)");
   p.optional("reads", OptionType::Integer, "N", "10", "timed streaming reads of the buffer (the best is kept)");
+  p.optional("rounds", OptionType::Integer, "N", "5",
+             "consecutive rounds of the timed steps; s/example is the best round's (the report has the mean too)");
   p.optional("report", "FILE", "write a JSON report (rank 0)");
   return p;
 }
@@ -103,6 +111,7 @@ struct Measurement {
   double buffer_bytes = 0.0;            ///< the largest rank's
   double seconds_per_example = 0.0, read_seconds = 0.0, mpi_seconds_per_example = 0.0;
   double allreduce_calls_per_example = 0.0, mean_loss = 0.0, buffer_sum_squares = 0.0;
+  double mean_seconds_per_example = 0.0;
 };
 
 const Sketch* sketch_of(const Learner& learner) {
@@ -112,11 +121,13 @@ const Sketch* sketch_of(const Learner& learner) {
 }
 
 Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, BenchExamples& examples, index_t warmup,
-                        index_t timed, int reads) {
+                        index_t timed, int reads, index_t rounds) {
   std::unique_ptr<Learner> learner = make_learner(comm, examples.dim(), spec);
   const LabelMap labels = LabelMap::infer(learner->loss(), examples.labels().min, examples.labels().max);
   MpiClock& clock = mpi_clock();
-  double seconds = 0.0, loss = 0.0;
+  double loss = 0.0;
+  std::vector<double> round_seconds(static_cast<std::size_t>(rounds), 0.0);
+  const auto round_of = [&](index_t t) { return static_cast<std::size_t>((t - warmup) * rounds / timed); };
   for (index_t t = 0; t < warmup + timed; ++t) {
     const Example& x = examples.at(t);
     const double y = labels.apply(x.label, examples.name(), x.position);
@@ -129,7 +140,7 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
     const StepResult r = learner->step(x.row(), y);
     const double elapsed = MPI_Wtime() - start;
     if (clock.active) {
-      seconds += elapsed;
+      round_seconds[round_of(t)] += elapsed;
       loss += r.loss;
     }
     clock.active = false;
@@ -156,7 +167,16 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
   m.buffer_bytes = 8.0 * static_cast<double>(comm.allreduce_max(static_cast<index_t>(buffer.size())));
   m.read_seconds = read.seconds;
   m.buffer_sum_squares = read.sum_squares;
-  m.seconds_per_example = comm.allreduce_max(seconds) / n;
+  // Round k holds the steps t − warmup in [k·timed/rounds, (k+1)·timed/rounds).
+  double total = 0.0;
+  m.seconds_per_example = std::numeric_limits<double>::infinity();
+  for (index_t k = 0; k < rounds; ++k) {
+    const double steps = static_cast<double>((k + 1) * timed / rounds - k * timed / rounds);
+    const double s = comm.allreduce_max(round_seconds[static_cast<std::size_t>(k)]);
+    total += s;
+    if (steps > 0) m.seconds_per_example = std::min(m.seconds_per_example, s / steps);
+  }
+  m.mean_seconds_per_example = total / n;
   m.mpi_seconds_per_example = comm.allreduce_sum(clock.seconds) / comm.size() / n;
   m.allreduce_calls_per_example = static_cast<double>(clock.calls) / n;
   m.mean_loss = loss / n;
@@ -164,10 +184,10 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
 }
 
 void print_row(const Measurement& m) {
-  std::printf("  %-15s %-9s %-6s %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n", m.algorithm.c_str(), m.loss.c_str(),
-              m.form == "auto" ? "-" : m.form.c_str(),
-              m.seconds_per_example, m.buffer_bytes / 1e6, m.read_seconds, m.seconds_per_example / m.read_seconds,
-              100.0 * m.mpi_seconds_per_example / m.seconds_per_example, m.allreduce_calls_per_example, m.mean_loss);
+  std::printf("  %-15s %-9s %-6s %11.4g %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n", m.algorithm.c_str(),
+              m.loss.c_str(), m.form == "auto" ? "-" : m.form.c_str(), m.seconds_per_example,
+              m.mean_seconds_per_example, m.buffer_bytes / 1e6, m.read_seconds, m.seconds_per_example / m.read_seconds,
+              100.0 * m.mpi_seconds_per_example / m.mean_seconds_per_example, m.allreduce_calls_per_example, m.mean_loss);
   std::fflush(stdout);
 }
 
@@ -179,13 +199,14 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
   m.form != "auto" ? j.value(m.form) : j.null();
   j.member("examples", timed);
   j.member("seconds_per_example", m.seconds_per_example);
+  j.member("mean_seconds_per_example", m.mean_seconds_per_example);
   j.member("buffer", m.buffer);
   j.member("buffer_rows", m.buffer_rows);
   j.member("buffer_bytes", m.buffer_bytes);
   j.member("read_seconds", m.read_seconds);
   j.member("ratio_example_to_read", m.seconds_per_example / m.read_seconds);
   j.member("mpi_seconds_per_example", m.mpi_seconds_per_example);
-  j.member("mpi_share", m.mpi_seconds_per_example / m.seconds_per_example);
+  j.member("mpi_share", m.mpi_seconds_per_example / m.mean_seconds_per_example);
   j.member("allreduce_calls_per_example", m.allreduce_calls_per_example);
   j.member("mean_loss", m.mean_loss);
   j.member("buffer_sum_squares", m.buffer_sum_squares);
@@ -260,6 +281,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     throw InvalidArgument(std::string("option --form: ") + e.what());
   }
   const int reads = static_cast<int>(positive(opts, "reads", 1));
+  const index_t rounds = positive(opts, "rounds", 1);
   const index_t dim = data.empty() ? positive(opts, "dim", 1) : (opts.given("dim") ? positive(opts, "dim", 1) : 0);
   if (!data.empty() && opts.given("pool")) throw InvalidArgument("option --pool: only for synthetic rows, not with --data");
   if (opts.given("loss")) {
@@ -321,7 +343,9 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     if (!opts.given("compare-forms")) {
       std::printf("  steps     %lld timed per learner, after %lld warm-up; read: best of %d\n",
                   static_cast<long long>(timed), static_cast<long long>(warmup), reads);
-      std::printf("  %-15s %-9s %-6s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "form", "s/example", "buf. MB",
+      std::printf("            s/example: the best of %lld rounds\n", static_cast<long long>(std::min(rounds, timed)));
+      std::printf("  %-15s %-9s %-6s %11s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "form", "s/example",
+                  "mean", "buf. MB",
                   "read s", "ratio", "MPI", "Allred", "mean loss");
     }
     std::fflush(stdout);
@@ -330,7 +354,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     return report_form_comparisons(comm, opts, specs, examples, compared);
   std::vector<Measurement> results;
   for (const LearnerSpec& spec : specs) {
-    results.push_back(run_learner(comm, spec, examples, warmup, timed, reads));
+    results.push_back(run_learner(comm, spec, examples, warmup, timed, reads, std::min(rounds, timed)));
     if (comm.rank() == 0) print_row(results.back());
   }
 
