@@ -161,6 +161,19 @@ TEST(SparseLearners, SparseFormEqualsDenseFormOnA9a) {
   for (const char* algorithm : kSketched) expect_forms_agree(comm, rows, algorithm, false);
 }
 
+// The learner built from `o` in the dense form against the sparse form forced to rebase.
+template <class LearnerType, class Options>
+void expect_forms_agree_through_rebases(const Communicator& comm, const Rows& rows, Options o, const char* loss) {
+  o.sketch_form = FormChoice::dense;
+  LearnerType dense(comm, rows.dim, Loss(loss), o);
+  o.sketch_form = FormChoice::sparse;
+  o.max_growth = 1.0;
+  LearnerType sparse(comm, rows.dim, Loss(loss), o);
+  SCOPED_TRACE(sparse.name());
+  expect_same_steps(rows, false, dense, sparse);
+  EXPECT_GT(rebases(sparse.sketch()), 20);
+}
+
 TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
   // max_growth = 1: the sparse fd and oja sketches rebase at (nearly) every chance, so the learners'
   // fold of their lazy weights before a rebase (Sketch::next_insert_restructures) runs hundreds of times.
@@ -168,7 +181,6 @@ TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
   const BlockPartition p(200, comm.size());
   const Rows rows = random_rows(p, comm.rank(), 300, 6, 2, 17);
   for (const char* sketch : {"fd", "fast-fd", "rfd", "fast-rfd", "oja"}) {
-    SCOPED_TRACE(std::string(sketch) + "-son");
     SketchedNewtonOptions o;
     o.sketch = sketch;
     o.ell = 3;
@@ -176,30 +188,19 @@ TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
     o.sigma = 0.1;
     o.eta_schedule = SketchedNewtonOptions::EtaSchedule::inv_t;
     o.seed = 7;
-    o.sketch_form = FormChoice::dense;
-    SketchedNewton dense(comm, p.dim(), Loss("squared"), o);
-    o.sketch_form = FormChoice::sparse;
-    o.max_growth = 1.0;
-    SketchedNewton sparse(comm, p.dim(), Loss("squared"), o);
-    expect_same_steps(rows, false, dense, sparse);
-    EXPECT_GT(rebases(sparse.sketch()), 20);
+    expect_forms_agree_through_rebases<SketchedNewton>(comm, rows, o, "squared");
   }
-  for (const auto sketching : {SketchedAdaGradOptions::Sketching::fd_gradients, SketchedAdaGradOptions::Sketching::fast_fd_gradients})
-    for (const auto form : {SketchedAdaGradOptions::Form::mirror_descent, SketchedAdaGradOptions::Form::dual_averaging}) {
+  using Sketching = SketchedAdaGradOptions::Sketching;
+  using Form = SketchedAdaGradOptions::Form;
+  for (const auto sketching : {Sketching::fd_gradients, Sketching::fast_fd_gradients})
+    for (const auto form : {Form::mirror_descent, Form::dual_averaging}) {
       SketchedAdaGradOptions o;
       o.sketching = sketching;
       o.form = form;
       o.ell = 3;
       o.eta = 0.2;
       o.delta = 0.5;
-      o.sketch_form = FormChoice::dense;
-      SketchedAdaGrad dense(comm, p.dim(), Loss("logistic"), o);
-      o.sketch_form = FormChoice::sparse;
-      o.max_growth = 1.0;
-      SketchedAdaGrad sparse(comm, p.dim(), Loss("logistic"), o);
-      SCOPED_TRACE(sparse.name());
-      expect_same_steps(rows, false, dense, sparse);
-      EXPECT_GT(rebases(sparse.sketch()), 20);
+      expect_forms_agree_through_rebases<SketchedAdaGrad>(comm, rows, o, "logistic");
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/random/philox.hpp"
+#include "indexed_source.hpp"
 #include "orthonormal_basis.hpp"
 
 namespace adasketch {
@@ -40,10 +41,14 @@ struct GaussianModel {
   std::uint64_t seed = 1;
 };
 
-class GaussianLinearSource final : public ExampleSource {
+class GaussianLinearSource final : public detail::IndexedSource {
  public:
   GaussianLinearSource(const Communicator& comm, GaussianModel model)
-      : comm_(comm), model_(std::move(model)), partition_(model_.dim, comm.size()), rng_(model_.seed) {
+      : IndexedSource(model.examples),
+        comm_(comm),
+        model_(std::move(model)),
+        partition_(model_.dim, comm.size()),
+        rng_(model_.seed) {
     const index_t begin = partition_.begin(comm_.rank()), local = partition_.size(comm_.rank());
     const int r = static_cast<int>(model_.scales.size());
     if (r > 0) basis_ = detail::random_orthonormal_rows(comm_, partition_, r, rng_, kBasis);
@@ -60,20 +65,12 @@ class GaussianLinearSource final : public ExampleSource {
 
   index_t dim() const override { return model_.dim; }
   const BlockPartition& partition() const override { return partition_; }
-  void rewind() override { t_ = 0; }
-  // O(1): examples are functions of their index t.
-  index_t skip(index_t n) override {
-    ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
-    const index_t done = std::min(n, model_.examples - t_);
-    t_ += done;
-    return done;
-  }
 
   bool next(Example& out) override {
-    if (t_ >= model_.examples) return false;
+    if (!more()) return false;
     const index_t begin = partition_.begin(comm_.rank()), local = partition_.size(comm_.rank());
     const int r = static_cast<int>(latent_.size());
-    const index_t t = model_.skip + t_;  // the example's index in the seed's sequence
+    const index_t t = model_.skip + index();  // the example's index in the seed's sequence
     // Every rank draws the same z_t from counters (t, k) and scales it: c = diag(s) z_t.
     for (int k = 0; k < r; ++k)
       latent_[k] = model_.scales[k] * rng_.normal(tagged(kLatent, t), static_cast<std::uint64_t>(k));
@@ -92,7 +89,7 @@ class GaussianLinearSource final : public ExampleSource {
     }
     dot = comm_.allreduce_sum(dot);  // the one Allreduce per example
     out.label = model_.sign_labels ? (dot >= 0.0 ? 1.0 : -1.0) : dot;
-    out.position = ++t_;
+    out.position = advance();
     return true;
   }
 
@@ -104,7 +101,6 @@ class GaussianLinearSource final : public ExampleSource {
   std::vector<double> basis_;    // this rank's rows of Q, local × r
   std::vector<double> weights_;  // this rank's slice of w
   std::vector<double> latent_;   // diag(s) z_t
-  index_t t_ = 0;
 };
 
 }  // namespace

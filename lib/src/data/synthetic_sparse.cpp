@@ -2,12 +2,12 @@
 #include <cmath>
 #include <numeric>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "adasketch/data/synthetic.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/random/philox.hpp"
+#include "indexed_source.hpp"
 
 namespace adasketch {
 
@@ -42,10 +42,11 @@ index_t scatter_multiplier(index_t d) {
   return a;
 }
 
-class SparseClassificationSource final : public ExampleSource {
+class SparseClassificationSource final : public detail::IndexedSource {
  public:
   SparseClassificationSource(const Communicator& comm, const SparseClassificationOptions& options)
-      : options_(options),
+      : IndexedSource(options.examples),
+        options_(options),
         partition_(options.dim, comm.size()),
         rng_(options.seed),
         begin_(partition_.begin(comm.rank())),
@@ -57,18 +58,10 @@ class SparseClassificationSource final : public ExampleSource {
 
   index_t dim() const override { return options_.dim; }
   const BlockPartition& partition() const override { return partition_; }
-  void rewind() override { t_ = 0; }
-  // O(1): examples are functions of their index t.
-  index_t skip(index_t n) override {
-    ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
-    const index_t done = std::min(n, options_.examples - t_);
-    t_ += done;
-    return done;
-  }
 
   bool next(Example& out) override {
-    if (t_ >= options_.examples) return false;
-    const auto t = static_cast<std::uint64_t>(options_.skip + t_);
+    if (!more()) return false;
+    const auto t = static_cast<std::uint64_t>(options_.skip + index());
     const index_t d = options_.dim;
     draws_.clear();
     for (index_t k = 0; k < options_.nonzeros; ++k) {
@@ -94,7 +87,7 @@ class SparseClassificationSource final : public ExampleSource {
       }
     }
     out.label = margin >= 0.0 ? 1.0 : -1.0;
-    out.position = ++t_;
+    out.position = advance();
     return true;
   }
 
@@ -105,7 +98,6 @@ class SparseClassificationSource final : public ExampleSource {
   index_t begin_, end_, multiplier_;
   double scale_;
   std::vector<index_t> draws_;
-  index_t t_ = 0;
 };
 
 }  // namespace
