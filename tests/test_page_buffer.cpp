@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <utility>
 
@@ -27,6 +28,12 @@ TEST(PageBuffer, ZerosOnBothPathsAndWritable) {
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data()) % (std::size_t{2} << 20), 0u) << n;
     }
   }
+}
+
+TEST(PageBuffer, RefusesSizesMemoryCannotHold) {
+  EXPECT_THROW(PageBuffer(SIZE_MAX / sizeof(double)), std::bad_alloc);
+  EXPECT_THROW(PageBuffer(SIZE_MAX), std::bad_alloc);
+  EXPECT_THROW(PageBuffer(std::size_t{1} << 57), std::bad_alloc);  // 2^60 bytes: mmap fails
 }
 
 TEST(PageBuffer, MovesAndSwapsOwnership) {

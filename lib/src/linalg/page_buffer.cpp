@@ -36,7 +36,7 @@ void* map_pages(std::size_t bytes) {
 
 PageBuffer::PageBuffer(std::size_t size) : size_(size) {
   if (size == 0) return;
-  if (size > SIZE_MAX / sizeof(double)) throw std::bad_alloc();
+  if (size > (SIZE_MAX - 2 * kHugePage) / sizeof(double)) throw std::bad_alloc();  // the rounding below must not wrap
   const std::size_t bytes = size * sizeof(double);
   if (mapped(bytes)) {
     data_ = static_cast<double*>(map_pages(bytes));
