@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
 #include "adasketch/comm/state_fields.hpp"
+#include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/sketch/local_row.hpp"
 #include "adasketch/types.hpp"
 
