@@ -1,6 +1,6 @@
 // adasketch-bench-learners: seconds per example of online learners (by default ADA-FD, FD-SON,
 // RFD-SON and their fast variants), next to the time of one streaming read of the rank's sketch
-// buffer measured in the same run (DESIGN.md §3–4: with lazy weights a dense step reads the sketch
+// buffer measured in the same run (docs/DESIGN.md §3–4: with lazy weights a dense step reads the sketch
 // once and does one small Allreduce, so a step should cost about one such read).
 //
 // Examples (bench_examples.hpp): synthetic dense rows with labels from a fixed random linear

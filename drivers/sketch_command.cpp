@@ -191,7 +191,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   r.alpha = sketch->alpha();
   r.buffer_rows = sketch->rows();
 
-  // The bound of DESIGN.md §2 at k = ⌊ℓ/2⌋: ‖A − A_k‖²_F/(ℓ − k), halved for RFD. The fast variants
+  // The bound of docs/DESIGN.md §2 at k = ⌊ℓ/2⌋: ‖A − A_k‖²_F/(ℓ − k), halved for RFD. The fast variants
   // use the same ℓ (the shrink index), not their 2ℓ buffer.
   const bool regularized = spec.method.ends_with("rfd");
   r.k = spec.ell / 2;

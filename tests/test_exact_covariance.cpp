@@ -1,5 +1,5 @@
 // ExactCovariance (ScaLAPACK) against independent dense LAPACK computations on the whole small A,
-// and the FD / RFD guarantees checked with it (DESIGN.md §2).
+// and the FD / RFD guarantees checked with it (docs/DESIGN.md §2).
 #include <gtest/gtest.h>
 
 #include <algorithm>
