@@ -214,14 +214,9 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
 }
 
 // The report's opening: command, version, every option, ranks and d.
-void begin_report(JsonWriter& j, const OptionParser& opts, const Communicator& comm, const BenchExamples& examples) {
-  j.begin_object();
-  j.member("command", "bench-learners");
-  j.member("version", ADASKETCH_VERSION);
-  j.key("options");
-  j.begin_object();
-  opts.write_json(j);
-  j.end_object();
+void begin_learners_report(JsonWriter& j, const OptionParser& opts, const Communicator& comm,
+                           const BenchExamples& examples) {
+  begin_report(j, "bench-learners", opts);
   j.member("ranks", comm.size());
   j.member("d", examples.dim());
 }
@@ -234,7 +229,7 @@ int report_form_comparisons(const Communicator& comm, const OptionParser& opts, 
                 "weight diff", "rebases", "sparse s", "dense s");
   }
   JsonWriter j;
-  begin_report(j, opts, comm, examples);
+  begin_learners_report(j, opts, comm, examples);
   j.key("form_comparisons");
   j.begin_array();
   for (const LearnerSpec& spec : specs) {
@@ -362,7 +357,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     std::string text;
     if (comm.rank() == 0) {
       JsonWriter j;
-      begin_report(j, opts, comm, examples);
+      begin_learners_report(j, opts, comm, examples);
       j.member("local_dim_max", dp_max);
       j.member("ell", ell);
       j.member("format", examples.format());

@@ -190,13 +190,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     std::string text;
     if (comm.rank() == 0) {
       JsonWriter j;
-      j.begin_object();
-      j.member("command", "bench-sketch");
-      j.member("version", ADASKETCH_VERSION);
-      j.key("options");
-      j.begin_object();
-      opts.write_json(j);
-      j.end_object();
+      begin_report(j, "bench-sketch", opts);
       j.member("algorithm", spec.method);
       j.member("ranks", comm.size());
       j.member("d", dim);

@@ -49,13 +49,7 @@ void print_summary(const OptionParser& opts, const Communicator& comm, const Lin
 std::string report_json(const OptionParser& opts, const Communicator& comm, const LinearModel& model,
                         const std::string& format, const EvaluationStats& s, double wall_seconds) {
   JsonWriter j;
-  j.begin_object();
-  j.member("command", "predict");
-  j.member("version", ADASKETCH_VERSION);
-  j.key("options");
-  j.begin_object();
-  opts.write_json(j);
-  j.end_object();
+  begin_report(j, "predict", opts);
   j.member("algorithm", model.algorithm());
   j.member("loss", model.loss().name());
   j.member("classes", model.outputs());

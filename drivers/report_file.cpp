@@ -9,6 +9,16 @@
 
 namespace adasketch::driver {
 
+void begin_report(JsonWriter& j, const char* command, const OptionParser& opts) {
+  j.begin_object();
+  j.member("command", command);
+  j.member("version", ADASKETCH_VERSION);
+  j.key("options");
+  j.begin_object();
+  opts.write_json(j);
+  j.end_object();
+}
+
 namespace {
 
 void write_local(const std::string& path, const std::string& text, const std::string& option) {

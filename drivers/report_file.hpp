@@ -5,8 +5,14 @@
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
+#include "cli_options.hpp"
+#include "json_writer.hpp"
 
 namespace adasketch::driver {
+
+/// Opens a JSON report: begins its object and writes "command", "version" and every option
+/// ("options"); the command adds its own members and ends the object.
+void begin_report(JsonWriter& j, const char* command, const OptionParser& opts);
 
 /// A file named by an option ("option --model"), read or written by the command.
 struct NamedFile {

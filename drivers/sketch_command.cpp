@@ -86,13 +86,7 @@ void print_summary(const OptionParser& opts, const Communicator& comm, const Res
 
 std::string report_json(const OptionParser& opts, const Communicator& comm, const Results& r) {
   JsonWriter j;
-  j.begin_object();
-  j.member("command", "sketch");
-  j.member("version", ADASKETCH_VERSION);
-  j.key("options");
-  j.begin_object();
-  opts.write_json(j);
-  j.end_object();
+  begin_report(j, "sketch", opts);
   j.member("algorithm", opts.text("method"));
   j.member("ranks", comm.size());
   j.member("format", r.format);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "json_writer.hpp"
+#include "report_file.hpp"
 
 namespace adasketch::driver {
 
@@ -74,13 +75,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   const TrainingStats& t = r.train;
   const bool classification = t.classified;  // also a regression loss on ±1 labels (sign mistakes)
   JsonWriter j;
-  j.begin_object();
-  j.member("command", "train");
-  j.member("version", ADASKETCH_VERSION);
-  j.key("options");
-  j.begin_object();
-  opts.write_json(j);
-  j.end_object();
+  begin_report(j, "train", opts);
   j.member("algorithm", learner.name());
   j.member("loss", learner.loss().name());
   j.member("classes", r.classes);
