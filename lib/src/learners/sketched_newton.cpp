@@ -116,6 +116,7 @@ void SketchedNewton::install_sketch(SketchForm form) {
   zg_.assign(Rz, 0.0);
   solve_.assign(R, 0.0);
   factor_.assign(R * R, 0.0);
+  factor_columns_.assign(R * R, 0.0);
   trace_part_.assign(R, 0.0);
   reduce_.assign(Rz + 2, 0.0);
   zx_.assign(Rz, 0.0);
@@ -176,10 +177,34 @@ double SketchedNewton::eta(index_t t) const noexcept {
 // ---- The cached Cholesky factor L Lᵀ = α I + B Bᵀ (row-major lower triangle of factor_). -------------
 
 void SketchedNewton::factor_all() {
-  factor_alpha_ = alpha();
+  // Right-looking (outer-product) Cholesky on the columns of L, stored contiguously (cols[j·R + i] =
+  // L_ij): its inner loops run over independent entries, where factor_row's dot products wait on one
+  // accumulator. Each entry takes the same operations in the same order as in factor_row (g, then
+  // − L_ip L_jp for p = 0, 1, …, then one division or square root), so both give the same bits.
+  const auto g = sketch_->gram();
+  const index_t R = rows_;
+  const double a = alpha();
+  factor_alpha_ = a;
+  double* cols = factor_columns_.data();
+  for (index_t j = 0; j < R; ++j)
+    for (index_t i = j; i < R; ++i) cols[j * R + i] = g[i * R + j] + (i == j ? a : 0.0);
+  for (index_t p = 0; p < R; ++p) {
+    double* lp = cols + p * R;
+    if (!std::isfinite(lp[p])) throw NumericError(name() + ": non-finite entry in the factor of αI + BBᵀ");
+    lp[p] = std::sqrt(std::max(lp[p], a));  // see factor_row
+    for (index_t i = p + 1; i < R; ++i) lp[i] /= lp[p];
+    for (index_t j = p + 1; j < R; ++j) {
+      double* lj = cols + j * R;
+      const double ljp = lp[j];
+      for (index_t i = j; i < R; ++i) lj[i] -= lp[i] * ljp;
+    }
+  }
   factor_trace_ = 0.0;
-  std::fill(trace_part_.begin(), trace_part_.end(), 0.0);
-  for (index_t k = 0; k < rows_; ++k) factor_row(k);
+  for (index_t i = 0; i < R; ++i) {
+    for (index_t j = 0; j < R; ++j) factor_[i * R + j] = j <= i ? cols[j * R + i] : 0.0;
+    factor_trace_ += g[i * R + i];
+    trace_part_[i] = g[i * R + i];
+  }
 }
 
 void SketchedNewton::factor_row(index_t k) {
@@ -234,6 +259,8 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   const index_t R = rows_, Rz = basis_;
   // The example's one Allreduce: [Z_p x_p, ū_pᵀx_p, ‖x_p‖²] (docs/DESIGN.md §3).
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  if (!x.is_dense())  // ū's entries lie at random places of a d_p-vector: let their misses overlap Z's
+    for (const index_t j : x.indices()) __builtin_prefetch(ubar_.data() + j);
   sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));
   reduce_[Rz] = local_dot(ubar_, x);
   reduce_[Rz + 1] = x.local_norm2();

@@ -152,6 +152,7 @@ class SketchedNewton final : public Learner {
   double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
   std::vector<double> ubar_, c_, factor_, ghat_, zg_, solve_;
+  std::vector<double> factor_columns_;      // factor_all's work space: L by columns
   mutable std::vector<double> reduce_, zx_, hx_, scratch_;
 };
 
