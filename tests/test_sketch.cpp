@@ -252,7 +252,8 @@ TEST(RandomProjection, IsUnbiasedOverSeeds) {
 }
 
 // Oja's sketch against a dense implementation of SON eq. (4) with Householder QR (LAPACK dgeqrf)
-// as the orthonormalizing step, started from the same Gaussian V_0.
+// as the orthonormalizing step, started from the same random V_0 (uniform entries in [−1, 1): word
+// i mod 4 of Philox draw (feature j, i/4)).
 TEST(OjaSketch, MatchesDenseEquation4) {
   const auto comm = test::world();
   const auto a = test::random_low_rank(40, 9, 3, 0.2, 12);
@@ -264,7 +265,11 @@ TEST(OjaSketch, MatchesDenseEquation4) {
   const Philox rng(seed);
   std::vector<double> v(static_cast<std::size_t>(ell * d));  // row-major ℓ×d
   for (index_t i = 0; i < ell; ++i)
-    for (index_t j = 0; j < d; ++j) v[i * d + j] = rng.normal(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j));
+    for (index_t j = 0; j < d; ++j) {
+      std::uint32_t words[4];
+      rng.generate(static_cast<std::uint64_t>(j), static_cast<std::uint64_t>(i / 4), words);
+      v[i * d + j] = static_cast<double>(words[i % 4]) / 2147483648.0 - 1.0;
+    }
   auto orth = [&](std::vector<double>& m) {
     // Rows of m (ℓ×d) → Q with the same row-by-row Gram–Schmidt span: QR of mᵀ (d×ℓ), positive diag R.
     std::vector<double> mt(static_cast<std::size_t>(d * ell)), tau(static_cast<std::size_t>(ell));

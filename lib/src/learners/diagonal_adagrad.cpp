@@ -52,6 +52,8 @@ void DiagonalAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out)
 
 StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
   std::fill(scores_.begin(), scores_.end(), 0.0);
+  detail::prefetch_entries(x, state_.data(), scores_.size());
+  detail::prefetch_entries(x, sum_square_.data(), scores_.size());
   add_local_scores(x, scores_);
   comm().allreduce_sum(scores_);  // the step's one Allreduce: K numbers
   for (double s : scores_)

@@ -319,6 +319,7 @@ StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
   const index_t R = basis_, K = classes_;
   const index_t products = sketches_gradients() ? R * K : R;
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  detail::prefetch_entries(x, lazy_.data(), sz(K));
   add_local_products(x, std::span<double>(reduce_).first(sz(products)));
   add_local_lazy_dots(x, std::span<double>(reduce_).subspan(sz(products), sz(K)));
   reduce_[sz(products + K)] = x.local_norm2();

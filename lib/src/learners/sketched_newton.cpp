@@ -12,6 +12,7 @@
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "learner_families.hpp"
+#include "nonzeros.hpp"
 
 namespace adasketch {
 
@@ -259,8 +260,7 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   const index_t R = rows_, Rz = basis_;
   // The example's one Allreduce: [Z_p x_p, ū_pᵀx_p, ‖x_p‖²] (docs/DESIGN.md §3).
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
-  if (!x.is_dense())  // ū's entries lie at random places of a d_p-vector: let their misses overlap Z's
-    for (const index_t j : x.indices()) __builtin_prefetch(ubar_.data() + j);
+  detail::prefetch_entries(x, ubar_.data(), 1);
   sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));
   reduce_[Rz] = local_dot(ubar_, x);
   reduce_[Rz + 1] = x.local_norm2();

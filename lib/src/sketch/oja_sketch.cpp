@@ -30,14 +30,19 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   basis_gram_.assign(n * n, 0.0);
   factor_.assign(n * n, 0.0);
   q_.assign(n, 0.0);
-  // V_0: Gaussian entries from counter (row i, global feature j), then orthonormal rows (SON Alg. 3
-  // SketchInit: "any m×d matrix with orthonormal rows").
+  // V_0 (SON Alg. 3 SketchInit: "any m×d matrix with orthonormal rows"): entries uniform in
+  // [−1, 1), four rows of global feature j per Philox draw (stream j, counter i/4), then
+  // orthonormalized. Independent continuous entries give independent rows with probability one, as
+  // Gaussian ones would, at a tenth of their cost (no logarithm or cosine per entry).
   const Philox rng(options.seed);
   const index_t begin = partition().begin(comm.rank());
   auto y = stored();
+  std::uint32_t words[4];
   for (index_t j = 0; j < local_dim(); ++j)
-    for (index_t i = 0; i < R; ++i)
-      y[j * R + i] = rng.normal(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(begin + j));
+    for (index_t i = 0; i < R; ++i) {
+      if (i % 4 == 0) rng.generate(static_cast<std::uint64_t>(begin + j), static_cast<std::uint64_t>(i / 4), words);
+      y[j * R + i] = static_cast<double>(words[i % 4]) * 0x1p-31 - 1.0;
+    }
   refresh_basis_gram();
   orthonormalize();
   refresh_basis_gram();  // Cholesky QR twice: orthonormal to round-off

@@ -21,7 +21,7 @@ namespace adasketch {
 
 struct OjaSketchOptions {
   index_t ell = 10;         ///< Sketch rows ℓ (≥ 1); requires ℓ ≤ d (orthonormal rows).
-  std::uint64_t seed = 1;   ///< V_0 is Gaussian from counters (i, global feature), then orthonormalized.
+  std::uint64_t seed = 1;   ///< V_0: uniform entries from counters (global feature, i/4), then orthonormalized.
   double gamma = 1.0;       ///< Step scale: Γ_t = (gamma / t) I, gamma in (0, 1].
   /// Recompute the Gram of the stored rows exactly every this many steps; 0 means every ℓ steps
   /// (dense form), or every max(4ℓ, ⌈d/16⌉) steps (sparse form: the refresh, O(ℓ²d/P), then costs
