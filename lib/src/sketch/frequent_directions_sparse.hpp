@@ -2,8 +2,10 @@
 // The sparse form's state of FrequentDirections (internal; the algorithm is described in
 // adasketch/sketch/frequent_directions.hpp). Slots are the stored basis rows of Z.
 #include <span>
+#include <string>
 #include <vector>
 
+#include "adasketch/error.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "column_pivots.hpp"
 #include "slot_supports.hpp"
@@ -27,7 +29,14 @@ struct FrequentDirections::SparseState {
   double update_coefficients(std::span<const double> stored, std::span<double> c, std::span<double> lazy,
                              index_t stride) const;
   void add_state_fields(StateFields& fields);
-  Slot state(index_t s) const noexcept { return static_cast<Slot>(slot_state[static_cast<std::size_t>(s)]); }
+  /// Slot s's state; throws InvalidArgument for a value no insertion writes (only a crafted or
+  /// corrupt checkpoint holds one).
+  Slot state(index_t s) const {
+    const double v = slot_state[static_cast<std::size_t>(s)];
+    if (v == 0.0 || v == 1.0 || v == 2.0) return static_cast<Slot>(v);  // kFree, kLive, kRetiring
+    throw InvalidArgument("fd sketch: fd.slot_state[" + std::to_string(s) + "] = " + std::to_string(v) +
+                          " (expected 0, 1 or 2): the restored state is corrupt");
+  }
 
   index_t R;
   std::vector<double> mixing;      ///< M, R × R row-major
