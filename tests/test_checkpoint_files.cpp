@@ -71,16 +71,20 @@ std::uint64_t word(const std::vector<char>& b, std::size_t at) {
   return v;
 }
 
-// Sets the one-word integer field `name` to `value` and reseals the field's checksum (README:
-// Σ_e splitmix64(word_e XOR splitmix64(e))), the table's (FNV-1a at 280) and the header's: a crafted
-// file that only the reader's own checks can refuse.
-void set_integer_field(std::vector<char>& b, const std::string& name, std::int64_t value) {
+// Sets word `index` of field `name` to `value` and reseals the field's checksum (README:
+// Σ_e splitmix64(word_e XOR splitmix64(e)) over its words), the table's (FNV-1a at 280) and the
+// header's: a crafted file that only the reader's and the object's own checks can refuse.
+void set_field_word(std::vector<char>& b, const std::string& name, std::size_t index, std::uint64_t value) {
   const std::size_t fields = word(b, 264);
   for (std::size_t i = 0; i < fields; ++i) {
     char* row = b.data() + 512 + 80 * i;
     if (std::string(row, strnlen(row, 32)) != name) continue;
-    const auto v = static_cast<std::uint64_t>(value), sum = word_checksum(&v, 1);
-    std::memcpy(b.data() + word(b, 512 + 80 * i + 56), &v, 8);
+    const std::size_t words = word(b, 512 + 80 * i + 40) * word(b, 512 + 80 * i + 48), at = word(b, 512 + 80 * i + 56);
+    ASSERT_LT(index, words) << name;
+    std::memcpy(b.data() + at + 8 * index, &value, 8);
+    std::vector<std::uint64_t> values(words);
+    std::memcpy(values.data(), b.data() + at, 8 * words);
+    const std::uint64_t sum = word_checksum(values.data(), words);
     std::memcpy(row + 64, &sum, 8);
     const std::uint64_t h = fnv1a(b.data(), 512, 512 + 80 * fields);
     std::memcpy(b.data() + 280, &h, 8);
@@ -88,6 +92,10 @@ void set_integer_field(std::vector<char>& b, const std::string& name, std::int64
     return;
   }
   FAIL() << "no field " << name;
+}
+
+void set_integer_field(std::vector<char>& b, const std::string& name, std::int64_t value) {
+  set_field_word(b, name, 0, static_cast<std::uint64_t>(value));
 }
 
 void expect_refused(const std::string& path, const LearnerSpec& spec, index_t dim, const std::string& needle) {
@@ -164,6 +172,33 @@ TEST(Checkpoint, BadFilesAreRefused) {
     write_bytes(bad, crafted);
     auto b = make_learner(world(), kCheckpointDim, spec);
     EXPECT_NO_THROW(load_checkpoint(bad, *b));
+  }
+
+  // A crafted state the reader cannot range-check (a replicated array): the sparse FD sketch's slot
+  // states are 0, 1 or 2; another value is refused, naming the field, at the first step that reads it.
+  {
+    const LearnerSpec fd = checkpoint_spec("fd-son", false);
+    const StepData rows = make_step_data(true);
+    auto c = make_learner(world(), kCheckpointDim, fd);
+    run_steps(*c, rows, 0, 9);
+    ASSERT_EQ(c->spec().form, "sparse");
+    save_checkpoint(bad, *c, run_after(*c, 9));
+    std::vector<char> crafted = read_bytes(bad);
+    world().barrier();  // every rank has read it before rank 0 rewrites it
+    const double seven = 7.0;
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &seven, 8);
+    set_field_word(crafted, "fd.slot_state", 1, bits);
+    write_bytes(bad, crafted);
+    auto d = make_learner(world(), kCheckpointDim, fd);
+    load_checkpoint(bad, *d);
+    std::string what;
+    try {
+      run_steps(*d, rows, 9, 10);
+    } catch (const InvalidArgument& e) {
+      what = e.what();
+    }
+    EXPECT_NE(what.find("fd.slot_state[1] = 7"), std::string::npos) << "message: '" << what << "'";
   }
 
   save_model(*a, LabelMap(LabelMap::Kind::classes_from_zero, 3), bad);
