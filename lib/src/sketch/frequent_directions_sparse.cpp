@@ -44,11 +44,16 @@ FrequentDirections::SparseState::SparseState(index_t rows, index_t local_dim)
       local_za(sz(rows), 0.0),
       row(sz(rows), 0.0),
       square(sz(rows * rows), 0.0),
-      product(sz(rows), 0.0) {
+      product(sz(rows), 0.0),
+      chunk(sz(kChunk * rows), 0.0),
+      chunk_out(sz(kChunk * rows), 0.0),
+      chunk_features(sz(kChunk), 0),
+      wide_after_rebase(sz(rows), 0) {
   for (auto* v : {&columns, &fold}) v->reserve(sz(rows * rows));
   fold_map.reserve(sz(rows * rows));
   norm.reserve(sz(rows));
-  for (auto* v : {&live, &preference, &pivot_slots, &source_slots, &retired}) v->reserve(sz(rows));
+  for (auto* v : {&live, &preference, &pivot_slots, &source_slots, &retired, &share_slots}) v->reserve(sz(rows));
+  shares.reserve(sz(rows));
   for (auto* v : {&pivots.pivots, &pivots.eliminated, &pivots.dropped}) v->reserve(sz(rows));
   for (auto* v : {&pivots.weights, &pivots.residual, &pivots.q, &pivots.r}) v->reserve(sz(rows * rows));
   pivots.norm.reserve(sz(rows));
@@ -99,13 +104,17 @@ double FrequentDirections::SparseState::update_coefficients(std::span<const doub
   double beta = 0.0;
   for (index_t i = 0; i < R; ++i)
     if (state(i) != kRetiring) beta -= transform_a[i] * c[i];
+  share_slots.clear();
+  shares.clear();
   for (index_t e = 0; e < R; ++e) {
     if (state(e) != kRetiring || e == written) continue;  // the new row's share is β
     double share = c[e];
     for (index_t i = 0; i < R; ++i)
       if (state(i) != kRetiring) share -= transform[i * R + e] * c[i];
-    supports.add_to(stored, e, share, lazy, stride);
+    share_slots.push_back(e);
+    shares.push_back(share);
   }
+  supports.add_to(stored, share_slots, shares, lazy, stride);
   for (index_t e = 0; e < R; ++e)
     if (state(e) == kRetiring) c[e] = 0.0;
   return beta;
@@ -298,15 +307,41 @@ void FrequentDirections::compact() {
 
 void FrequentDirections::rebase() {
   // Z ← B' = M' Z on the kept slots (feature-major: Z_fm ← Z_fm M'ᵀ), M = I, K exact; the learner
-  // folded its lazy weights before this insertion (next_insert_restructures).
+  // folded its lazy weights before this insertion (next_insert_restructures). Z is zero outside U:
+  // the touched features' rows are gathered in chunks, multiplied and written back, and K = ZZᵀ is
+  // summed from the same chunks, O(R²·|U|) with |U| ≤ d_p.
   SparseState& sp = *sparse_;
   const index_t R = rows(), kept = filled_;
   const int r = static_cast<int>(R);
-  PageBuffer out(sz(local_dim() * R));
-  if (local_dim() > 0 && kept > 0)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(local_dim()), static_cast<int>(kept), r, 1.0,
-                stored().data(), r, sp.mixing.data(), r, 0.0, out.data(), r);
-  swap_stored(out);
+  auto z = stored();
+  auto& K = sp.basis_gram;
+  std::fill(K.begin(), K.end(), 0.0);
+  index_t n = 0;
+  const auto flush = [&] {
+    if (kept > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(kept), r, 1.0,
+                  sp.chunk.data(), r, sp.mixing.data(), r, 0.0, sp.chunk_out.data(), r);
+    for (index_t i = 0; i < n; ++i) {
+      double* row = z.data() + sp.chunk_features[sz(i)] * R;
+      const double* b = sp.chunk_out.data() + i * R;
+      std::copy(b, b + kept, row);
+      std::fill(row + kept, row + R, 0.0);
+    }
+    if (kept > 0)
+      cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, static_cast<int>(kept), static_cast<int>(n), 1.0,
+                  sp.chunk_out.data(), r, 1.0, K.data(), r);
+    n = 0;
+  };
+  sp.supports.for_each_touched([&](index_t j) {
+    const double* row = z.data() + j * R;
+    std::copy(row, row + R, sp.chunk.data() + n * R);
+    sp.chunk_features[sz(n)] = j;
+    if (++n == SparseState::kChunk) flush();
+  });
+  if (n > 0) flush();
+  for (index_t i = 0; i < R; ++i)
+    for (index_t j = 0; j < i; ++j) K[sz(j * R + i)] = K[sz(i * R + j)];
+  comm().allreduce_sum(K);
   // T = M' (then Z_new z = M' Z_old z) composed with the erase/insert map already in T.
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, r, r, 1.0, sp.mixing.data(), r, sp.transform.data(), r,
               0.0, sp.square.data(), r);
@@ -323,10 +358,10 @@ void FrequentDirections::rebase() {
     sp.slot_state[sz(s)] = kept_slot ? SparseState::kLive : SparseState::kFree;
     sp.weight[sz(s)] = kept_slot ? total_weight : 0.0;
   }
-  basis_gram(sp.basis_gram);
   auto g = gram_mut();
-  std::copy(sp.basis_gram.begin(), sp.basis_gram.end(), g.begin());  // BBᵀ = ZZᵀ, exact
-  sp.supports.rebuild(stored());
+  std::copy(K.begin(), K.end(), g.begin());  // BBᵀ = ZZᵀ, exact
+  for (index_t s = 0; s < R; ++s) sp.wide_after_rebase[sz(s)] = s < kept ? 1 : 0;
+  sp.supports.reset(sp.wide_after_rebase);
   sp.rebase_pending = false;
   sp.last_rebased = true;
   ++rebases_;

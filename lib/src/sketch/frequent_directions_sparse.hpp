@@ -53,7 +53,14 @@ struct FrequentDirections::SparseState {
   std::vector<double> local_za, row, square, columns, norm, fold, fold_map;
   std::vector<index_t> live, preference, pivot_slots, source_slots, retired;
   mutable std::vector<double> product;  ///< update_product's result
+  mutable std::vector<index_t> share_slots;  ///< update_coefficients' retiring slots and their shares
+  mutable std::vector<double> shares;
   detail::ColumnPivots pivots;
+  /// A rebase's chunks of touched features (rows of Z gathered, and multiplied by M'ᵀ).
+  static constexpr index_t kChunk = 256;
+  std::vector<double> chunk, chunk_out;
+  std::vector<index_t> chunk_features;
+  std::vector<char> wide_after_rebase;
 };
 
 }  // namespace adasketch

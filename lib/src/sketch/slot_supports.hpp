@@ -1,9 +1,16 @@
 #pragma once
 // The local supports of the stored basis rows ("slots") of a sparse-form sketch (internal): which of
 // this rank's features each column of the feature-major block Z (d_p × R_z) may be non-zero on, so
-// that writing, combining, erasing and reading a row costs its support, not d_p. A support larger
-// than d_p/8 is kept as "dense" (every feature). Supports are local and only affect cost, never
-// results; after a checkpoint restore they are rebuilt from the stored values.
+// that writing, combining, erasing and reading a row costs its support, not d_p.
+//
+// The touched set U holds every feature any slot was ever non-zero on (a two-level bitmap, walked in
+// ascending order). A slot is either narrow, with its own list of features (a new row, or one that
+// absorbed a few), or wide: its support is most of U, as FD's old rows become on data whose rows share
+// features (each fold adds a row's support to the pivots). Operations on wide slots are one sweep of
+// U for all of them together, so folding several wide rows into the pivots reads each touched
+// feature's row of Z once. Supports are local and only affect cost, never results; after a checkpoint
+// restore they are rebuilt from the stored values.
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -22,29 +29,87 @@ class SlotSupports {
 
   /// Z[j, s] = a_j for the zero slot s.
   void write(std::span<double> z, index_t s, const LocalRow& a);
-  /// Z[j, dst] += w·Z[j, src] on src's support.
-  void add_scaled(std::span<double> z, index_t dst, double w, index_t src);
-  /// lazy[j·stride] += w·Z[j, s] on s's support.
-  void add_to(std::span<const double> z, index_t s, double w, std::span<double> lazy, index_t stride);
-  /// For every pair (e, p): Z[:, p] += w[e·pivots.size() + p]·Z[:, e]. The sources kept as dense
-  /// are read in one pass over the block (a dense source costs one sweep whatever its fan-out).
+  /// For every pair (e, p): Z[:, pivots[p]] += w[e·pivots.size() + p]·Z[:, sources[e]]. A narrow
+  /// source costs its support times the pivots; all wide sources together cost one sweep of U.
   void fold(std::span<double> z, std::span<const index_t> pivots, std::span<const index_t> sources,
             std::span<const double> w);
-  /// Z[:, s] = 0 for each s (the dense ones in one pass over the block).
+  /// lazy[j·stride] += Σ_k w[k]·Z[j, slots[k]] (the wide slots in one sweep of U).
+  void add_to(std::span<const double> z, std::span<const index_t> slots, std::span<const double> w,
+              std::span<double> lazy, index_t stride);
+  /// Z[:, s] = 0 for each s (the wide ones in one sweep of U); they become narrow and empty.
   void erase(std::span<double> z, std::span<const index_t> slots);
-  /// Every slot's support from the non-zero values (after a dense rewrite of the block).
+  /// After a rewrite of the block within U (a rebase): the slots in `wide` are wide, the others empty.
+  void reset(std::span<const char> wide);
+  /// Every slot's support from the non-zero values (after the block was replaced).
   void rebuild(std::span<const double> z);
+
+  /// Calls f(j) for every feature of U, ascending.
+  template <class F>
+  void for_each_touched(F&& f) const {
+    if (all_touched_) {
+      for (index_t j = 0; j < local_dim_; ++j) f(j);
+      return;
+    }
+    for (std::size_t s = 0; s < summary_.size(); ++s)
+      for (std::uint64_t sw = summary_[s]; sw != 0; sw &= sw - 1) {
+        const std::size_t w = s * 64 + static_cast<std::size_t>(__builtin_ctzll(sw));
+        for (std::uint64_t bw = bits_[w]; bw != 0; bw &= bw - 1)
+          f(static_cast<index_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bw))));
+      }
+  }
+  /// Calls f(j) for every feature of U, ascending, in batches whose rows of z (d_p × slots) are
+  /// requested before the first is used: the rows lie at scattered places of a large block, and
+  /// their cache misses overlap instead of following one another.
+  /// With `also`, also[j·stride] is requested too.
+  template <class F>
+  void sweep_touched(const double* z, F&& f, const double* also = nullptr, index_t stride = 0) const {
+    constexpr int kBatch = 32;
+    constexpr index_t kLine = 64 / sizeof(double);
+    index_t batch[kBatch];
+    int n = 0;
+    const auto run = [&] {
+      for (int i = 0; i < n; ++i) {
+        const double* row = z + batch[i] * slots_;
+        for (index_t k = 0; k < slots_; k += kLine) __builtin_prefetch(row + k, 1);
+        __builtin_prefetch(row + slots_ - 1, 1);
+        if (also != nullptr) __builtin_prefetch(also + batch[i] * stride, 1);
+      }
+      for (int i = 0; i < n; ++i) f(batch[i]);
+      n = 0;
+    };
+    for_each_touched([&](index_t j) {
+      batch[n++] = j;
+      if (n == kBatch) run();
+    });
+    run();
+  }
+  /// |U|.
+  index_t touched() const noexcept { return all_touched_ ? local_dim_ : touched_; }
+  bool is_wide(index_t s) const noexcept { return wide_[static_cast<std::size_t>(s)] != 0; }
 
  private:
   /// Sorts and deduplicates s's list when entries were appended since (so no feature is read twice).
   void tidy(index_t s);
-  void make_dense(index_t s);
+  /// Lists feature j for the narrow slot s (which becomes wide when its list grows large).
+  void append(index_t s, index_t j);
+  void make_wide(index_t s);
+  /// Makes s wide when its list is a large part of U.
+  void widen_if_large(index_t s);
+  void touch(index_t j);
+  void clear_touched();
 
   index_t slots_, local_dim_;
-  std::vector<std::vector<index_t>> support_;  // features of each slot (all of them when dense_)
-  std::vector<char> dense_, dirty_;
-  std::vector<std::size_t> dense_sources_;  // fold's scratch
+  std::vector<std::vector<index_t>> support_;  // features of each narrow slot
+  std::vector<char> wide_, dirty_;
+  // U: bit j of bits_ is set for a touched feature, bit w of summary_ for a non-zero word bits_[w].
+  std::vector<std::uint64_t> bits_, summary_;
+  index_t touched_ = 0;
+  bool all_touched_ = false;  // a dense row was written: U is every feature
   bool stale_ = false;
+  // fold's and add_to's scratch
+  std::vector<std::size_t> wide_sources_;
+  std::vector<double> dense_weights_;
+  std::vector<char> appended_;  // narrow pivots whose lists grew
 };
 
 }  // namespace adasketch::detail
