@@ -115,6 +115,11 @@ double FrequentDirections::update_coefficients(std::span<double> c, std::span<do
   return 0.0;
 }
 
+void FrequentDirections::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
+  if (sparse_ == nullptr) return Sketch::add_local_transpose_product(c, out);
+  sparse_->add_transpose_product(stored(), c, out);
+}
+
 void FrequentDirections::mix(std::span<const double> z, std::span<double> out) const {
   if (sparse_ == nullptr) return Sketch::mix(z, out);
   sparse_->mix(filled_, z, out);

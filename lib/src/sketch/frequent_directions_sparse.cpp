@@ -120,6 +120,17 @@ double FrequentDirections::SparseState::update_coefficients(std::span<const doub
   return beta;
 }
 
+void FrequentDirections::SparseState::add_transpose_product(std::span<const double> stored, std::span<const double> c,
+                                                           std::span<double> out) const {
+  supports.rebuild_if_stale(stored);
+  supports.sweep_touched(stored.data(), [&](index_t j) {
+    const double* feature = stored.data() + j * R;
+    double v = 0.0;
+    for (index_t s = 0; s < R; ++s) v += feature[s] * c[sz(s)];
+    out[sz(j)] += v;
+  }, out.data(), 1);
+}
+
 void FrequentDirections::SparseState::add_state_fields(StateFields& fields) {
   fields.array("fd.mixing", mixing);
   fields.array("fd.basis_gram", basis_gram);

@@ -28,6 +28,8 @@ struct FrequentDirections::SparseState {
   /// Sketch::update_coefficients for the last insertion; `stored` is the block Z.
   double update_coefficients(std::span<const double> stored, std::span<double> c, std::span<double> lazy,
                              index_t stride) const;
+  /// out[j] += (Zᵀc)_j for the features j of the touched set (Z is zero elsewhere).
+  void add_transpose_product(std::span<const double> stored, std::span<const double> c, std::span<double> out) const;
   void add_state_fields(StateFields& fields);
   /// Slot s's state; throws InvalidArgument for a value no insertion writes (only a crafted or
   /// corrupt checkpoint holds one).

@@ -68,6 +68,8 @@ class FrequentDirections final : public Sketch {
   ~FrequentDirections() override;
   void mix(std::span<const double> z, std::span<double> out) const override;
   void mix_transpose(std::span<const double> v, std::span<double> out) const override;
+  /// Sparse form: over the features any stored row was non-zero on, not the whole block.
+  void add_local_transpose_product(std::span<const double> c, std::span<double> out) const override;
   bool next_insert_restructures() const noexcept override;
   void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;

@@ -80,7 +80,7 @@ class Sketch {
   /// out[0..basis_rows()) += Z_p a_p, the local part of Z·a (sum over ranks to get Z·a).
   void add_local_product(const LocalRow& a, std::span<double> out) const;
   /// out[0..local_dim()) += Z_pᵀ c for c ∈ R^{basis_rows()}: the local slice of Zᵀc.
-  void add_local_transpose_product(std::span<const double> c, std::span<double> out) const;
+  virtual void add_local_transpose_product(std::span<const double> c, std::span<double> out) const;
   /// Writes the local block of B, feature-major: out[j*rows() + i] = B[i, begin + j].
   void copy_local_block(std::span<double> out) const;
 
