@@ -15,19 +15,6 @@
 using namespace adasketch;
 using adasketch::detail::SlotSupports;
 
-namespace {
-
-double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0.0, scale = 1.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    m = std::max(m, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return m / scale;
-}
-
-}  // namespace
-
 TEST(SlotSupports, AgreeWithLoopsOverTheWholeBlock) {
   const auto comm = test::world();
   for (const index_t dp : {1, 7, 64, 300}) {
@@ -97,8 +84,8 @@ TEST(SlotSupports, AgreeWithLoopsOverTheWholeBlock) {
           supports.mark_stale();
           supports.rebuild_if_stale(z);
         }
-        ASSERT_LT(max_diff(z, ref), 1e-13) << "d_p=" << dp << " slots=" << slots << " step=" << step << " op=" << op;
-        ASSERT_LT(max_diff(lazy, lazy_ref), 1e-13) << "d_p=" << dp << " step=" << step;
+        ASSERT_LT(test::relative_max_diff(z, ref), 1e-13) << "d_p=" << dp << " slots=" << slots << " step=" << step << " op=" << op;
+        ASSERT_LT(test::relative_max_diff(lazy, lazy_ref), 1e-13) << "d_p=" << dp << " step=" << step;
       }
       // Every feature a slot is non-zero on is in U.
       std::vector<char> in_u(static_cast<std::size_t>(dp), 0);

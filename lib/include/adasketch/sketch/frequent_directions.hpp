@@ -16,9 +16,12 @@
 // (its footnote 4) and which is singular when new directions are disjoint from the old ones). Rows
 // of negligible weight are dropped. A row removed from Z stays stored until the next insertion, so
 // that update_coefficients can add its share of a learner's lazy weights (update_coefficients' r).
-// Cost per sparse row: O(R² + R·s) plus O(R³ + R²·s) per shrink, independent of d. When M's entries
+// Cost per sparse row: O(R² + R·s) plus O(R³ + R²·s) per shrink, independent of d, and O(R·|U|/P)
+// for a shrink that must fold old rows, whose supports cover most of U (rows that share features
+// with the sketch's directions; see slot_supports.hpp). When M's entries
 // grow so that forming M·(Z x) would lose more than about four digits to cancellation, the next
-// shrink rebases instead (the learner folds first): Z ← explicit B, M = I, K exact, O(R²d/P).
+// shrink rebases instead (the learner folds first): Z ← explicit B, M = I, K exact, O(R²·|U|/P) over
+// the features U any stored row was non-zero on.
 #include <memory>
 
 #include "adasketch/linalg/symmetric_eigen.hpp"
