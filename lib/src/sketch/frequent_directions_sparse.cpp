@@ -47,8 +47,7 @@ FrequentDirections::SparseState::SparseState(index_t rows, index_t local_dim)
       product(sz(rows), 0.0),
       chunk(sz(kChunk * rows), 0.0),
       chunk_out(sz(kChunk * rows), 0.0),
-      chunk_features(sz(kChunk), 0),
-      wide_after_rebase(sz(rows), 0) {
+      chunk_features(sz(kChunk), 0) {
   for (auto* v : {&columns, &fold}) v->reserve(sz(rows * rows));
   fold_map.reserve(sz(rows * rows));
   norm.reserve(sz(rows));
@@ -371,8 +370,7 @@ void FrequentDirections::rebase() {
   }
   auto g = gram_mut();
   std::copy(K.begin(), K.end(), g.begin());  // BBᵀ = ZZᵀ, exact
-  for (index_t s = 0; s < R; ++s) sp.wide_after_rebase[sz(s)] = s < kept ? 1 : 0;
-  sp.supports.reset(sp.wide_after_rebase);
+  sp.supports.reset(kept);  // the kept rows are combinations over all of U
   sp.rebase_pending = false;
   sp.last_rebased = true;
   ++rebases_;

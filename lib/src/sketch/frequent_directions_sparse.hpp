@@ -62,7 +62,6 @@ struct FrequentDirections::SparseState {
   static constexpr index_t kChunk = 256;
   std::vector<double> chunk, chunk_out;
   std::vector<index_t> chunk_features;
-  std::vector<char> wide_after_rebase;
 };
 
 }  // namespace adasketch

@@ -191,11 +191,11 @@ void SlotSupports::erase(std::span<double> z, std::span<const index_t> slots) {
   for (const index_t s : slots) wide_[sz(s)] = 0;
 }
 
-void SlotSupports::reset(std::span<const char> wide) {
+void SlotSupports::reset(index_t wide_slots) {
   for (index_t s = 0; s < slots_; ++s) {
     support_[sz(s)].clear();
     dirty_[sz(s)] = 0;
-    wide_[sz(s)] = wide[sz(s)];
+    wide_[sz(s)] = s < wide_slots ? 1 : 0;
   }
 }
 

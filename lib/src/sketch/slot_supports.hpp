@@ -16,6 +16,7 @@
 
 #include "adasketch/sketch/local_row.hpp"
 #include "adasketch/types.hpp"
+#include "prefetch_row.hpp"
 
 namespace adasketch::detail {
 
@@ -38,8 +39,8 @@ class SlotSupports {
               std::span<double> lazy, index_t stride);
   /// Z[:, s] = 0 for each s (the wide ones in one sweep of U); they become narrow and empty.
   void erase(std::span<double> z, std::span<const index_t> slots);
-  /// After a rewrite of the block within U (a rebase): the slots in `wide` are wide, the others empty.
-  void reset(std::span<const char> wide);
+  /// After a rewrite of the block within U (a rebase): slots 0..wide_slots−1 are wide, the others empty.
+  void reset(index_t wide_slots);
   /// Every slot's support from the non-zero values (after the block was replaced).
   void rebuild(std::span<const double> z);
 
@@ -64,14 +65,11 @@ class SlotSupports {
   template <class F>
   void sweep_touched(const double* z, F&& f, const double* also = nullptr, index_t stride = 0) const {
     constexpr int kBatch = 32;
-    constexpr index_t kLine = 64 / sizeof(double);
     index_t batch[kBatch];
     int n = 0;
     const auto run = [&] {
       for (int i = 0; i < n; ++i) {
-        const double* row = z + batch[i] * slots_;
-        for (index_t k = 0; k < slots_; k += kLine) __builtin_prefetch(row + k, 1);
-        __builtin_prefetch(row + slots_ - 1, 1);
+        prefetch_row<1>(z + batch[i] * slots_, slots_);
         if (also != nullptr) __builtin_prefetch(also + batch[i] * stride, 1);
       }
       for (int i = 0; i < n; ++i) f(batch[i]);
@@ -85,7 +83,6 @@ class SlotSupports {
   }
   /// |U|.
   index_t touched() const noexcept { return all_touched_ ? local_dim_ : touched_; }
-  bool is_wide(index_t s) const noexcept { return wide_[static_cast<std::size_t>(s)] != 0; }
 
  private:
   /// Sorts and deduplicates s's list when entries were appended since (so no feature is read twice).
