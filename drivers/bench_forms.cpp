@@ -7,11 +7,11 @@
 #include <memory>
 #include <vector>
 
-#include "adasketch/learners/label_map.hpp"
 #include "adasketch/learners/sketched_adagrad.hpp"
 #include "adasketch/learners/sketched_newton.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/oja_sketch.hpp"
+#include "adasketch/training/label_map.hpp"
 
 namespace adasketch::driver {
 

@@ -1,6 +1,6 @@
 // adasketch-bench-learners: seconds per example of online learners (by default ADA-FD, FD-SON,
 // RFD-SON and their fast variants), next to the time of one streaming read of the rank's sketch
-// buffer measured in the same run (docs/DESIGN.md §3–4: with lazy weights a dense step reads the sketch
+// buffer measured in the same run (docs/design.md §3–4: with lazy weights a dense step reads the sketch
 // once and does one small Allreduce, so a step should cost about one such read).
 //
 // Examples (bench_examples.hpp): synthetic dense rows with labels from a fixed random linear
@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/label_map.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/sketched_adagrad.hpp"
 #include "adasketch/learners/sketched_newton.hpp"
 #include "adasketch/sketch/sketch.hpp"
+#include "adasketch/training/label_map.hpp"
 #include "bench_examples.hpp"
 #include "bench_forms.hpp"
 #include "bench_support.hpp"

@@ -1,5 +1,5 @@
 // adasketch-bench-sketch: time per inserted dense row of a sketch, next to the time of one streaming
-// read of the rank's sketch buffer, measured in the same run (docs/DESIGN.md §4).
+// read of the rank's sketch buffer, measured in the same run (docs/design.md §4).
 //
 // Rows: Philox(seed) normals indexed by (row, global feature), so every rank count inserts the same
 // rows. To keep generation out of the timing, a pool of --pool rows is generated before the timed

@@ -1,7 +1,7 @@
 #pragma once
 // Pieces shared by the benchmark drivers (adasketch-bench-sketch, adasketch-bench-learners): the
 // clock of every MPI_Allreduce, Philox rows, and the timed streaming read of a rank's buffer that a
-// step is compared with (docs/DESIGN.md §4).
+// step is compared with (docs/design.md §4).
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -113,7 +113,11 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
 
 void require_same_options(const CheckpointHeader& header, const LearnerSpec& given, const std::string& path) {
   const auto diffs = spec_differences(header.spec, given);
-  if (!diffs.empty()) differs(diffs.front().field, diffs.front().given, diffs.front().saved, path);
+  if (diffs.empty()) return;
+  // LearnerSpec's field names, as `train`'s options.
+  const std::string& field = diffs.front().field;
+  const std::string option = field == "algorithm" ? "algo" : field == "eta_schedule" ? "eta-schedule" : field;
+  differs(option, diffs.front().given, diffs.front().saved, path);
 }
 
 void install_stop_signals() {

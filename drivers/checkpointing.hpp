@@ -17,7 +17,7 @@
 #include <string>
 
 #include "adasketch/comm/communicator.hpp"
-#include "adasketch/learners/checkpoint.hpp"
+#include "adasketch/io/checkpoint.hpp"
 #include "cli_options.hpp"
 
 namespace adasketch::driver {

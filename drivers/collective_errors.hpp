@@ -1,5 +1,5 @@
 #pragma once
-// How the drivers end on an error, on any number of ranks, without hanging (docs/DESIGN.md §5).
+// How the drivers end on an error, on any number of ranks, without hanging (docs/design.md §5).
 //
 // run_mpi_main() initializes MPI, sets MPI_ERRORS_RETURN on MPI_COMM_WORLD (so MPI failures become
 // MpiError exceptions instead of aborts), and duplicates MPI_COMM_WORLD into a private error

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/linear_model.hpp"
-#include "adasketch/learners/online_training.hpp"
+#include "adasketch/io/linear_model.hpp"
+#include "adasketch/training/evaluate.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "commands.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
-#include "adasketch/linalg/exact_covariance.hpp"
+#include "adasketch/evaluation/exact_covariance.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
@@ -185,7 +185,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   r.alpha = sketch->alpha();
   r.buffer_rows = sketch->rows();
 
-  // The bound of docs/DESIGN.md §2 at k = ⌊ℓ/2⌋: ‖A − A_k‖²_F/(ℓ − k), halved for RFD. The fast variants
+  // The bound of docs/design.md §2 at k = ⌊ℓ/2⌋: ‖A − A_k‖²_F/(ℓ − k), halved for RFD. The fast variants
   // use the same ℓ (the shrink index), not their 2ℓ buffer.
   const bool regularized = spec.method.ends_with("rfd");
   r.k = spec.ell / 2;

@@ -5,7 +5,8 @@
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/learners/learner.hpp"
-#include "adasketch/learners/online_training.hpp"
+#include "adasketch/training/evaluate.hpp"
+#include "adasketch/training/online_training.hpp"
 #include "cli_options.hpp"
 #include "data_input.hpp"
 

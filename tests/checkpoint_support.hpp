@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/checkpoint.hpp"
+#include "adasketch/io/checkpoint.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "test_support.hpp"
 

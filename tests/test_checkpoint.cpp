@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/checkpoint.hpp"
-#include "adasketch/learners/linear_model.hpp"
+#include "adasketch/io/checkpoint.hpp"
+#include "adasketch/io/linear_model.hpp"
 #include "checkpoint_support.hpp"
 
 using namespace adasketch;

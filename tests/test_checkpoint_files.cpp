@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/checkpoint.hpp"
-#include "adasketch/learners/linear_model.hpp"
+#include "adasketch/io/checkpoint.hpp"
+#include "adasketch/io/linear_model.hpp"
 #include "checkpoint_support.hpp"
+#include "io/checkpoint_interrupted.hpp"  // lib/src: a crash before the rename
 #include "format_checksums.hpp"
 
 using namespace adasketch;
@@ -31,7 +32,8 @@ TEST(Checkpoint, CrashBeforeRenameKeepsThePreviousCheckpoint) {
   save_checkpoint(path, *a, run_after(*a, 6));
   const std::vector<double> at_first = local_weights(*a);
   run_steps(*a, data, 6, 12);
-  EXPECT_THROW(save_checkpoint(path, *a, run_after(*a, 12), [] { throw std::runtime_error("crash"); }), std::runtime_error);
+  EXPECT_THROW(detail::save_checkpoint_interrupted(path, *a, run_after(*a, 12), [] { throw std::runtime_error("crash"); }),
+               std::runtime_error);
   EXPECT_TRUE(std::filesystem::exists(path + ".tmp"));  // the complete new state, never renamed
   auto b = make_learner(world(), kCheckpointDim, spec);
   EXPECT_EQ(load_checkpoint(path, *b).run.state.examples, 6);
@@ -207,7 +209,7 @@ TEST(Checkpoint, BadFilesAreRefused) {
 
   // Another learner: algorithm, ℓ, η, loss, d.
   LearnerSpec other = checkpoint_spec("rfd-son", false);
-  expect_refused(good, other, kCheckpointDim, "does not fit the learner rfd-son: algo = ada-fd in the checkpoint, rfd-son here");
+  expect_refused(good, other, kCheckpointDim, "does not fit the learner rfd-son: algorithm = ada-fd in the checkpoint, rfd-son here");
   other = spec;
   other.ell = 4;
   expect_refused(good, other, kCheckpointDim, "ell = 3 in the checkpoint, 4 here");

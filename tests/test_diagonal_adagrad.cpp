@@ -12,7 +12,8 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/learners/diagonal_adagrad.hpp"
-#include "adasketch/learners/online_training.hpp"
+#include "adasketch/training/evaluate.hpp"
+#include "adasketch/training/online_training.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;

@@ -1,5 +1,5 @@
 // ExactCovariance (ScaLAPACK) against independent dense LAPACK computations on the whole small A,
-// and the FD / RFD guarantees checked with it (docs/DESIGN.md §2).
+// and the FD / RFD guarantees checked with it (docs/design.md §2).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <random>
 
 #include "adasketch/error.hpp"
-#include "adasketch/linalg/exact_covariance.hpp"
+#include "adasketch/evaluation/exact_covariance.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "test_support.hpp"

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
+#include "adasketch/io/linear_model.hpp"
 #include "adasketch/learners/diagonal_adagrad.hpp"
-#include "adasketch/learners/linear_model.hpp"
 #include "format_checksums.hpp"
 #include "test_support.hpp"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/label_map.hpp"
 #include "adasketch/learners/loss.hpp"
+#include "adasketch/training/label_map.hpp"
 
 using namespace adasketch;
 

@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/label_map.hpp"
+#include "adasketch/io/linear_model.hpp"
 #include "adasketch/learners/learner.hpp"
-#include "adasketch/learners/linear_model.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
+#include "adasketch/training/label_map.hpp"
 #include "test_support.hpp"
 
 namespace adasketch {

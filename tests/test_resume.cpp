@@ -18,8 +18,8 @@
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/data/synthetic.hpp"
 #include "adasketch/error.hpp"
-#include "adasketch/learners/checkpoint.hpp"
-#include "adasketch/learners/online_training.hpp"
+#include "adasketch/io/checkpoint.hpp"
+#include "adasketch/training/online_training.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;

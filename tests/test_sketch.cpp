@@ -90,7 +90,7 @@ TEST(FrequentDirections, GramIsTheGramOfTheStoredRows) {
 }
 
 // FD: 0 ⪯ AᵀA − BᵀB and ‖AᵀA − BᵀB‖₂ ≤ ‖A − A_k‖²_F/(ℓ − k) for all k < ℓ; RFD: half of it
-// (RFD paper Theorem 3; docs/DESIGN.md §2).
+// (RFD paper Theorem 3; docs/design.md §2).
 TEST(FrequentDirections, SatisfiesItsErrorBoundsOnLowRankData) {
   const auto comm = test::world();
   const auto a = test::random_low_rank(300, 40, 6, 0.3, 3);

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/checkpoint.hpp"
+#include "adasketch/io/checkpoint.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "fuzz_support.hpp"
 

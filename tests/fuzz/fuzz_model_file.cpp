@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/linear_model.hpp"
+#include "adasketch/io/linear_model.hpp"
 #include "fuzz_support.hpp"
 
 using namespace adasketch;

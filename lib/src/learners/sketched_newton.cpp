@@ -258,7 +258,7 @@ void SketchedNewton::add_to_ubar(const LocalRow& x, double a) noexcept { add_sca
 
 SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   const index_t R = rows_, Rz = basis_;
-  // The example's one Allreduce: [Z_p x_p, ū_pᵀx_p, ‖x_p‖²] (docs/DESIGN.md §3).
+  // The example's one Allreduce: [Z_p x_p, ū_pᵀx_p, ‖x_p‖²] (docs/design.md §3).
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   detail::prefetch_entries(x, ubar_.data(), 1);
   sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));

@@ -165,7 +165,7 @@ void FrequentDirections::shrink() {
     for (index_t j = 0; j < local_dim(); ++j) std::fill_n(scratch_.data() + j * R + kept, R - kept, 0.0);
     swap_stored(scratch_);
   }
-  recompute_gram(kept);  // exact M of the new B, so round-off never accumulates (docs/DESIGN.md §3)
+  recompute_gram(kept);  // exact M of the new B, so round-off never accumulates (docs/design.md §3)
 }
 
 }  // namespace adasketch

@@ -12,7 +12,7 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const
 }
 
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec) {
-  if (spec.ell <= 0) throw InvalidArgument("--ell must be a positive integer (got " + std::to_string(spec.ell) + ")");
+  if (spec.ell <= 0) throw InvalidArgument("make_sketch: ell = " + std::to_string(spec.ell) + " (expected ell >= 1)");
   const std::string& m = spec.method;
   if (m == "fd" || m == "fast-fd" || m == "rfd" || m == "fast-rfd") {
     FrequentDirectionsOptions o;

@@ -1,5 +1,5 @@
 #pragma once
-// Block partition of d features over P ranks (docs/DESIGN.md §3).
+// Block partition of d features over P ranks (docs/design.md §3).
 #include "adasketch/types.hpp"
 
 namespace adasketch {

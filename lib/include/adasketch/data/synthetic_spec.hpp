@@ -37,8 +37,8 @@ bool is_synthetic_spec(std::string_view text) noexcept;
 
 /// Parses a spec strictly: an unknown generator or key, a key given twice, a missing or malformed
 /// value, or a value out of range (d, n ≥ 1; lambda0 > 0; decay, skip ≥ 0; 0 ≤ rank ≤ d; kappa ≥ 1;
-/// 0 ≤ ill ≤ d; 1 ≤ nnz ≤ d; zipf, noise ≥ 0) throws InvalidArgument "<what>: <the key and the problem>", e.g. what = "option
-/// --data". Without d=, d is `default_dim` when it is positive, else the options' default.
+/// 0 ≤ ill ≤ d; 1 ≤ nnz ≤ d; zipf, noise ≥ 0) throws InvalidArgument "<what>: <the key and the problem>", `what` naming
+/// where the text came from. Without d=, d is `default_dim` when it is positive, else the options' default.
 SyntheticSpec parse_synthetic_spec(const std::string& text, const std::string& what, index_t default_dim = 0);
 
 /// Collective. The generator's source (make_low_rank_regression, make_ill_conditioned_classification

@@ -1,6 +1,6 @@
 #pragma once
 // ADA-DIAG: AdaGrad with a diagonal proximal matrix (Duchi et al. 2011; restated in the ADA-FD
-// paper §2, eq. (1)–(2), and docs/DESIGN.md §2). Every entry (j, k) of W (d × K) has its own statistic
+// paper §2, eq. (1)–(2), and docs/design.md §2). Every entry (j, k) of W (d × K) has its own statistic
 // G_jk = Σ_s g_{s,jk}², with g_s = x_s ⊗ ∂ℓ_s/∂p, and H = δ + √G entry-wise:
 //   composite mirror descent (eq. (2), φ = 0):  W ← W − η g_t / H_t
 //   dual averaging          (eq. (1), φ = 0):  W_{t+1} = −η (Σ_{s≤t} g_s) / H_t

@@ -13,7 +13,7 @@
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
-#include "adasketch/comm/state_fields.hpp"
+#include "adasketch/io/state_fields.hpp"
 #include "adasketch/learners/loss.hpp"
 #include "adasketch/sketch/local_row.hpp"
 

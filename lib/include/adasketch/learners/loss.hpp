@@ -1,5 +1,5 @@
 #pragma once
-// Losses of a linear model on its scores p = Wᵀx (one score, or K for softmax) (docs/DESIGN.md §2).
+// Losses of a linear model on its scores p = Wᵀx (one score, or K for softmax) (docs/design.md §2).
 // The gradient with respect to the weights is x ⊗ ∂ℓ/∂p, so a learner only needs ∂ℓ/∂p.
 //
 // Exact forms (p the score, y the label):

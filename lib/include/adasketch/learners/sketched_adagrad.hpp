@@ -15,14 +15,14 @@
 // (u = 2⁻⁵³), so a direction with tiny σ_i has its factor σ_i/(δ+σ_i) in H⁻¹ wrong by about
 // u·λ_max/(σ_i δ); dropping it instead errs by σ_i/δ. Both stay below √(rank_tolerance·λ_max)/δ ≈
 // 3·10⁻⁸·σ_max/δ at the default, the price of never forming an SVD of the ℓ×d matrix B
-// (docs/DESIGN.md §3). H⁻¹'s eigenvalues stay in [1/(δ+σ_max), 1/δ] whatever is dropped.
+// (docs/design.md §3). H⁻¹'s eigenvalues stay in [1/(δ+σ_max), 1/δ] whatever is dropped.
 //
 // Multiclass (softmax, K scores): W is d×K, stored feature-major as a dK-vector, and a gradient is
 // G = x ⊗ ∂ℓ/∂p. The gradient sketches have dimension dK on the interleaved partition (a feature's K
 // entries stay on its owner). ADA-DP sketches x (dimension d) and applies H ⊗ I_K: each class column
 // of W takes the step of ADA-DP Alg. 2 for its own gradient x·∂ℓ/∂p_k.
 //
-// Lazy weights (docs/DESIGN.md §3): w = w̄ + Zᵀc (gradient sketches, c ∈ R^{R_z}) or W = W̄ + ZᵀC (data
+// Lazy weights (docs/design.md §3): w = w̄ + Zᵀc (gradient sketches, c ∈ R^{R_z}) or W = W̄ + ZᵀC (data
 // sketch, C ∈ R^{R_z×K}), with B = M·Z the sketch's stored basis Z and mixing M (Sketch). One step:
 //   1. one Allreduce of [Z(x⊗e_k) for k < K, w̄ᵀ(x⊗e_k) for k < K, ‖x‖²] (R_z·K + K + 1 numbers;
 //      R_z + K + 1 for the data sketch): the scores p_k = w̄ᵀ(x⊗e_k) + cᵀZ(x⊗e_k) and

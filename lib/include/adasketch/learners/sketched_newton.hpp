@@ -1,7 +1,7 @@
 #pragma once
 // Sketched Online Newton: FD-SON, fast FD-SON, RP-SON, Oja-SON (SON paper, Luo, Agarwal,
 // Cesa-Bianchi, Langford 2016: Alg. 1 with the sketches of Alg. 2, 8, 6 and 3) and RFD-SON, fast
-// RFD-SON (RFD paper, Luo, Chen, Zhang, Li 2017: Alg. 5 and 6). docs/DESIGN.md §2–3.
+// RFD-SON (RFD paper, Luo, Chen, Zhang, Li 2017: Alg. 5 and 6). docs/design.md §2–3.
 //
 // The step (SON Alg. 1; RFD-SON Alg. 5/6 is the same with α_t taken from the RFD sketch), on the
 // sketch B_t ∈ R^{R×d} of the to-sketch vectors ĝ_s = sqrt(σ + η_s) g_s and A_t = α_t I + B_tᵀB_t:
@@ -11,7 +11,7 @@
 //   loss        g_t = ℓ'(w_tᵀx) x, ĝ_t = sqrt(σ + η_t) g_t inserted into the sketch (Alg. 1 lines 7–8);
 //   Newton      u_{t+1} = w_t − A_t⁻¹g_t = w_t − (g_t − B_tᵀH_tB_tg_t)/α_t   (Woodbury, Alg. 1 line 9).
 //
-// Cost (docs/DESIGN.md §3): the weights are kept lazily as u = ū + Zᵀc (B = M·Z is the sketch's stored
+// Cost (docs/design.md §3): the weights are kept lazily as u = ū + Zᵀc (B = M·Z is the sketch's stored
 // basis Z and small mixing M, Sketch; c ∈ R^{R_z} identical on every rank), so one example costs ONE
 // Allreduce of R_z + 2 numbers [Z x, ūᵀx, ‖x‖²], reads the sketch once (Z x), and touches O(R_z·s)
 // sketch entries and s weights for s local nonzeros, plus O(R·R_z) for the mixing and O(R²) for the

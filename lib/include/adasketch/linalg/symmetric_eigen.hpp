@@ -1,6 +1,6 @@
 #pragma once
 // Eigendecomposition of a small symmetric matrix (the ℓ×ℓ sketch Gram), solved redundantly and
-// identically on every rank (docs/DESIGN.md §3). Workspace is kept between calls.
+// identically on every rank (docs/design.md §3). Workspace is kept between calls.
 #include <span>
 #include <vector>
 

@@ -4,7 +4,7 @@
 //   RFD       RFD paper Alg. 3      fast RFD  RFD paper Alg. 4
 // The shrink never forms an SVD of the ℓ×d matrix B: the Gram M = BBᵀ is all-reduced and
 // eigendecomposed, M = UΛUᵀ, on every rank, and B ← diag(sqrt(max(λ_i − λ_ℓ, 0)/λ_i)) Uᵀ B
-// (docs/DESIGN.md §3), which is Alg. 1 line 5 written through the right singular vectors V = Λ^{-1/2}UᵀB.
+// (docs/design.md §3), which is Alg. 1 line 5 written through the right singular vectors V = Λ^{-1/2}UᵀB.
 //
 // Dense form: the shrink multiplies the stored block, O(ℓ²d/P), and the Gram is recomputed exactly.
 // Sparse form (SON App. G, Alg. 10–12, generalized): B = M·Z, and a shrink is M ← (scaled Uᵀ)·M, an

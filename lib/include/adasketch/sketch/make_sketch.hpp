@@ -1,5 +1,5 @@
 #pragma once
-// Construct a sketch by its method name (the `--method` of `adasketch sketch`).
+// Construct a sketch by its method name (SketchSpec::method).
 #include <memory>
 #include <string>
 

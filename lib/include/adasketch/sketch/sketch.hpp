@@ -1,5 +1,5 @@
 #pragma once
-// The interface every sketch shares (docs/DESIGN.md §2–3). A sketch keeps B ∈ R^{R×d} with
+// The interface every sketch shares (docs/design.md §2–3). A sketch keeps B ∈ R^{R×d} with
 // BᵀB ≈ AᵀA for the rows a_t fed to it (plus αI for the regularized sketches).
 //
 // Representation: B = M·Z, where Z ∈ R^{R_z×d} is the stored basis and M ∈ R^{R×R_z} a small mixing
@@ -13,7 +13,7 @@
 //           independent of d; a rare exact refresh (rebase) costs O(R²d/P).
 // Both forms give the same B up to round-off.
 //
-// Learners keep weights lazily as w = w̄ + Zᵀc with c ∈ R^{R_z} (docs/DESIGN.md §3): products Z·x come
+// Learners keep weights lazily as w = w̄ + Zᵀc with c ∈ R^{R_z} (docs/design.md §3): products Z·x come
 // from the one Allreduce a learner does per example (add_local_product on its own buffer), B·x is
 // then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v).
 #include <span>
@@ -22,7 +22,7 @@
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
-#include "adasketch/comm/state_fields.hpp"
+#include "adasketch/io/state_fields.hpp"
 #include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/sketch/local_row.hpp"
 #include "adasketch/types.hpp"

@@ -24,10 +24,10 @@
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
-#include "adasketch/learners/label_map.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/loss.hpp"
 #include "adasketch/sketch/local_row.hpp"
+#include "adasketch/training/label_map.hpp"
 
 namespace adasketch {
 

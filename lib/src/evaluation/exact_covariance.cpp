@@ -1,4 +1,4 @@
-#include "adasketch/linalg/exact_covariance.hpp"
+#include "adasketch/evaluation/exact_covariance.hpp"
 
 #include <algorithm>
 #include <climits>

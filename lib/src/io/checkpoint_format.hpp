@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/comm/state_fields.hpp"
-#include "adasketch/learners/checkpoint.hpp"
+#include "adasketch/io/checkpoint.hpp"
+#include "adasketch/io/state_fields.hpp"
 
 namespace adasketch::detail {
 

@@ -1,6 +1,6 @@
 #pragma once
 // RAII BLACS process grids and block-cyclic matrices for the ScaLAPACK calls of ExactCovariance
-// (docs/DESIGN.md §3: the exact d×d baselines are the one place ScaLAPACK is used). Private to lib/src.
+// (docs/design.md §3: the exact d×d baselines are the one place ScaLAPACK is used). Private to lib/src.
 #include <mpi.h>
 
 #include <array>

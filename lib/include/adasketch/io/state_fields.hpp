@@ -1,6 +1,6 @@
 #pragma once
 // The complete state of a distributed object, listed field by field for a checkpoint
-// (adasketch/learners/checkpoint.hpp). An object (a sketch, a learner) lists each member that a
+// (adasketch/io/checkpoint.hpp). An object (a sketch, a learner) lists each member that a
 // later step reads before writing it, once, in a fixed order; the list holds views into the object,
 // so a checkpoint writer reads them and a reader fills them in place. Two kinds of fields:
 //   replicated   the same value on every rank (counters, α, the Gram, lazy coefficients, ...):

@@ -1,4 +1,4 @@
-#include "adasketch/learners/linear_model.hpp"
+#include "adasketch/io/linear_model.hpp"
 
 #include <mpi.h>
 
@@ -14,7 +14,7 @@
 
 #include "adasketch/error.hpp"
 #include "collective_file.hpp"
-#include "nonzeros.hpp"
+#include "../learners/nonzeros.hpp"
 
 namespace adasketch {
 

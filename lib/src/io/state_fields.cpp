@@ -1,4 +1,4 @@
-#include "adasketch/comm/state_fields.hpp"
+#include "adasketch/io/state_fields.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "adasketch/learners/checkpoint.hpp"
+#include "adasketch/io/checkpoint.hpp"
 
 #include <mpi.h>
 
@@ -11,6 +11,7 @@
 
 #include "adasketch/error.hpp"
 #include "checkpoint_format.hpp"
+#include "checkpoint_interrupted.hpp"
 #include "collective_file.hpp"
 
 namespace adasketch {
@@ -146,8 +147,12 @@ void require_same_fields(const std::vector<FieldEntry>& table, const std::vector
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, Learner& learner, const CheckpointRun& run,
-                     const std::function<void()>& before_rename) {
+void save_checkpoint(const std::string& path, Learner& learner, const CheckpointRun& run) {
+  detail::save_checkpoint_interrupted(path, learner, run, {});
+}
+
+void detail::save_checkpoint_interrupted(const std::string& path, Learner& learner, const CheckpointRun& run,
+                                         const std::function<void()>& before_rename) {
   const Communicator& comm = learner.comm();
   StateFields state;
   learner.state_fields(state);
@@ -257,7 +262,7 @@ std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const Lea
   const auto real = [&](const char* field, double a, double b) {
     if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b)) out.push_back({field, number(a), number(b)});
   };
-  text("algo", saved.algorithm, given.algorithm);
+  text("algorithm", saved.algorithm, given.algorithm);
   text("loss", saved.loss, given.loss);
   text("classes", std::to_string(saved.classes), std::to_string(given.classes));
   text("ell", std::to_string(saved.ell), std::to_string(given.ell));
@@ -266,7 +271,7 @@ std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const Lea
   real("alpha0", saved.alpha0, given.alpha0);
   real("C", saved.C, given.C);
   real("sigma", saved.sigma, given.sigma);
-  text("eta-schedule", saved.eta_schedule, given.eta_schedule);
+  text("eta_schedule", saved.eta_schedule, given.eta_schedule);
   text("seed", std::to_string(saved.seed), std::to_string(given.seed));
   if (given.form != "auto") text("form", saved.form, given.form);  // auto accepts the form the run took
   return out;

@@ -1,8 +1,8 @@
 #pragma once
-// The online training loop and the evaluation of a learner or a saved model on a data stream.
-// Both are collective: every rank calls them with its own source (same examples, own features).
+// The online training loop. Collective: every rank calls train() with its own source (same examples,
+// own features).
 //
-// Checkpoints and stop requests (checkpoint.hpp): the loop decides them collectively, so every rank
+// Checkpoints and stop requests (adasketch/io/checkpoint.hpp): the loop decides them collectively, so every rank
 // acts after the same example. A checkpoint every N examples needs no communication (the example
 // count is the same everywhere); time-based checkpoints and stop requests are decided at polls, one
 // Allreduce of 3 numbers about every poll_interval seconds: rank 0 contributes whether the time is
@@ -12,9 +12,9 @@
 #include <string>
 
 #include "adasketch/data/example_source.hpp"
-#include "adasketch/learners/label_map.hpp"
 #include "adasketch/learners/learner.hpp"
-#include "adasketch/learners/linear_model.hpp"
+#include "adasketch/training/label_map.hpp"
+#include "adasketch/training/training_state.hpp"
 
 namespace adasketch {
 
@@ -27,16 +27,6 @@ struct TrainingProgress {
   double seconds = 0.0;    ///< since train() started, by this rank's clock
 };
 
-/// Where a training run stands: enough to continue it exactly (a checkpoint stores it).
-struct TrainingState {
-  int pass = 1;            ///< the pass in progress, or the next one to begin (1-based)
-  index_t position = 0;    ///< examples of that pass already stepped
-  index_t examples = 0;    ///< examples stepped so far, over all passes
-  index_t mistakes = 0;    ///< online mistakes so far
-  double cumulative_loss = 0.0;
-  bool signs = true;       ///< every label so far was ±1 (sign mistakes of a regression loss)
-  double seconds = 0.0;    ///< training time so far (the calling rank's clock)
-};
 
 struct TrainingOptions {
   int passes = 1;  ///< ≥ 1; every pass starts with source.rewind()
@@ -87,21 +77,5 @@ struct TrainingStats {
 /// the features differently or the start state is beyond `passes`. The learner keeps its state after
 /// an exception. Totals (examples, mistakes, loss, seconds) include the start state's.
 TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& labels, const TrainingOptions& options);
-
-struct EvaluationStats {
-  index_t examples = 0;
-  index_t mistakes = 0;    ///< Loss::mistake over the examples
-  /// 1 − mistakes/examples; NaN for a regression loss unless every label is ±1 (sign accuracy).
-  double accuracy = 0.0;
-  double mean_loss = 0.0;  ///< (1/n) Σ ℓ(Wᵀx, y)
-  double seconds = 0.0;
-};
-
-/// Scores every example of the source (after rewind()) with the learner's current weights, without
-/// updating them. Errors as for train().
-EvaluationStats evaluate(const Learner& learner, ExampleSource& source, const LabelMap& labels,
-                         const std::string& source_name = "data");
-/// The same with a saved model and its own label map.
-EvaluationStats evaluate(const LinearModel& model, ExampleSource& source, const std::string& source_name = "data");
 
 }  // namespace adasketch

@@ -13,7 +13,7 @@
 //         184..191  uint64 ranks of the writer (informational)
 //         192..247  TrainingState: pass, position, examples, mistakes (uint64), cumulative loss,
 //                   seconds (float64), flags (uint64, bit 0: every label so far ±1)
-//         248..255  uint64 passes of the run (informational; `adasketch train` resumes with it)
+//         248..255  uint64 passes of the run (informational; a resumed run may keep it)
 //         256..263  uint64 examples per pass of the training data (0: unknown)
 //         264..271  uint64 n, the number of state fields
 //         272..279  uint64 file size
@@ -35,14 +35,13 @@
 // Reading at P' ranks: each rank reads its own items of every block, whatever the writer's P, so a
 // run resumes at any rank count; it then equals an uninterrupted run at P' to round-off (bitwise at
 // the writer's rank count).
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
-#include "adasketch/learners/label_map.hpp"
 #include "adasketch/learners/learner.hpp"
-#include "adasketch/learners/online_training.hpp"
+#include "adasketch/training/label_map.hpp"
+#include "adasketch/training/training_state.hpp"
 
 namespace adasketch {
 
@@ -64,12 +63,9 @@ struct CheckpointHeader {
   CheckpointRun run;
 };
 
-/// Collective. Writes the learner's state and `run` to `path` (format above). `before_rename`, when
-/// set, is called on every rank once FILE.tmp is complete and synced, before it replaces FILE (a test
-/// hook: a crash there must leave FILE intact). Throws Error naming the file, on every rank, when it
-/// cannot be written.
-void save_checkpoint(const std::string& path, Learner& learner, const CheckpointRun& run,
-                     const std::function<void()>& before_rename = {});
+/// Collective. Writes the learner's state and `run` to `path` (format above). Throws Error naming the
+/// file, on every rank, when it cannot be written.
+void save_checkpoint(const std::string& path, Learner& learner, const CheckpointRun& run);
 
 /// Collective. Reads and validates the header (magic, version, names, sizes, checksum, file size).
 /// Throws InputError(path, 0, what), identically on every rank, for a missing, foreign, truncated or
@@ -83,8 +79,8 @@ CheckpointHeader read_checkpoint_header(const Communicator& comm, const std::str
 /// its state is undefined (discard it).
 CheckpointHeader load_checkpoint(const std::string& path, Learner& learner);
 
-/// A LearnerSpec field on which two specs differ, named as `adasketch train`'s option (algo, loss,
-/// classes, ell, eta, delta, alpha0, C, sigma, eta-schedule, seed), with both values as text.
+/// A LearnerSpec field on which two specs differ (algorithm, loss, classes, ell, eta, delta, alpha0,
+/// C, sigma, eta_schedule, seed, form), with both values as text.
 struct SpecDifference {
   std::string field, saved, given;
 };

@@ -1,4 +1,4 @@
-#include "adasketch/learners/label_map.hpp"
+#include "adasketch/training/label_map.hpp"
 
 #include <cmath>
 #include <cstdio>

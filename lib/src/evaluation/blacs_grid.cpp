@@ -32,7 +32,7 @@ BlacsGrid::BlacsGrid(MPI_Comm comm, int nprow, int npcol) {
     throw Error("BlacsGrid: Cblacs_gridinit did not place rank " + std::to_string(rank) + " in row-major order");
   }
   // Combines in a fixed order (repeatable) with one answer on every process (coherent): without
-  // them BLACS sums in message-arrival order, so results change from run to run (docs/DESIGN.md §5) and
+  // them BLACS sums in message-arrival order, so results change from run to run (docs/design.md §5) and
   // pdsyev may see different eigenvalues on different processes.
   constexpr int kTopsRepeat = 15, kTopsCoherent = 16, kOn = 1;  // BLACS_SET's WHAT values (Bdef.h)
   Cblacs_set(context_, kTopsRepeat, &kOn);

@@ -1,6 +1,6 @@
 #pragma once
 // The exact d×d covariance AᵀA of streamed rows, held by ScaLAPACK as a 2-D block-cyclic matrix
-// (the one place a d×d matrix exists, docs/DESIGN.md §3), and the exact spectral error of a sketch.
+// (the one place a d×d matrix exists, docs/design.md §3), and the exact spectral error of a sketch.
 #include <memory>
 #include <vector>
 

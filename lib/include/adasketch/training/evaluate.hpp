@@ -1,0 +1,29 @@
+#pragma once
+// Scoring a learner or a saved model on a data stream without updating it. Collective: every rank
+// calls evaluate() with its own source (same examples, own features).
+#include <string>
+
+#include "adasketch/data/example_source.hpp"
+#include "adasketch/io/linear_model.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/training/label_map.hpp"
+
+namespace adasketch {
+
+struct EvaluationStats {
+  index_t examples = 0;
+  index_t mistakes = 0;    ///< Loss::mistake over the examples
+  /// 1 − mistakes/examples; NaN for a regression loss unless every label is ±1 (sign accuracy).
+  double accuracy = 0.0;
+  double mean_loss = 0.0;  ///< (1/n) Σ ℓ(Wᵀx, y)
+  double seconds = 0.0;
+};
+
+/// Scores every example of the source (after rewind()) with the learner's current weights, without
+/// updating them. Errors as for train().
+EvaluationStats evaluate(const Learner& learner, ExampleSource& source, const LabelMap& labels,
+                         const std::string& source_name = "data");
+/// The same with a saved model and its own label map.
+EvaluationStats evaluate(const LinearModel& model, ExampleSource& source, const std::string& source_name = "data");
+
+}  // namespace adasketch
