@@ -1,12 +1,56 @@
 #!/usr/bin/env bash
-# Installs the build tree into a temporary prefix, builds the consumer against it, runs it on 2 ranks.
-# Usage: run.sh <build-dir> <mpiexec>
+# The installed package as downstream projects use it, each consumer run at 1, 2 and 3 ranks:
+#   static: the build tree's libadasketch.a installed, then a CXX-only CMake project
+#           (find_package) and a pkg-config build (`pkg-config --static`);
+#   shared: the library alone rebuilt from the sources with BUILD_SHARED_LIBS=ON (no drivers, no
+#           tests), installed, then the same two consumers (pkg-config without --static), and a
+#           check that the consumer really loads libadasketch.so.
+# Usage: run.sh <build-dir> <mpiexec> <source-dir>
 set -euo pipefail
-build="$1"; mpiexec="$2"
+build="$1"; mpiexec="$2"; source="$3"
+here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-test -x "$work/prefix/bin/adasketch"
-test -f "$work/prefix/include/adasketch/sketch/sketch.hpp"
-cmake -S "$(dirname "$0")" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/build" >/dev/null
-LD_LIBRARY_PATH="$work/prefix/lib:${LD_LIBRARY_PATH:-}" "$mpiexec" -n 2 --oversubscribe --allow-run-as-root "$work/build/consumer"
+sanitize="$(grep -E '^ADASKETCH_SANITIZE:' "$build/CMakeCache.txt" | cut -d= -f2-)"
+cxx_flags=""  # the sanitizer round builds every consumer, and the shared library, instrumented
+case "$sanitize" in ON|on|TRUE|true|1) cxx_flags="-fsanitize=address,undefined" ;; *) sanitize=OFF ;; esac
+
+run_everywhere() {  # <what> <program>
+  for np in 1 2 3; do
+    if ! out=$("$mpiexec" -n "$np" --oversubscribe --allow-run-as-root "$2" 2>&1); then
+      echo "install_consumer: $1 at $np ranks failed:"; echo "$out"; exit 1
+    fi
+    echo "$1, $np ranks: $out"
+  done
+}
+
+consumers() {  # <prefix> <label> <pkg-config flags...>
+  local prefix="$1" label="$2"; shift 2
+  test -f "$prefix/include/adasketch/sketch/sketch.hpp"
+  cmake -S "$here" -B "$work/$label-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS="$cxx_flags" >/dev/null
+  cmake --build "$work/$label-cmake" >/dev/null
+  run_everywhere "$label CMake consumer" "$work/$label-cmake/consumer"
+  local pc_dir
+  pc_dir="$(dirname "$(find "$prefix" -name adasketch.pc | head -1)")"
+  # shellcheck disable=SC2046,SC2086
+  mpicxx -std=c++20 $cxx_flags "$here/consumer.cpp" -o "$work/$label-pkgconfig" \
+    $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs "$@" adasketch) -Wl,-rpath,"$prefix/lib"
+  run_everywhere "$label pkg-config consumer" "$work/$label-pkgconfig"
+}
+
+# Static: the build tree as it is.
+cmake --install "$build" --prefix "$work/static" >/dev/null
+test -x "$work/static/bin/adasketch"
+test -f "$work/static/lib/libadasketch.a"
+consumers "$work/static" static --static
+
+# Shared: the library alone.
+cmake -S "$source" -B "$work/shared-build" -DBUILD_SHARED_LIBS=ON -DADASKETCH_BUILD_DRIVERS=OFF \
+  -DADASKETCH_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release -DADASKETCH_SANITIZE="$sanitize" >/dev/null
+cmake --build "$work/shared-build" -j "$(nproc)" >/dev/null
+cmake --install "$work/shared-build" --prefix "$work/shared" >/dev/null
+test -f "$work/shared/lib/libadasketch.so"
+consumers "$work/shared" shared
+for program in "$work/shared-cmake/consumer" "$work/shared-pkgconfig"; do
+  ldd "$program" | grep -q "$work/shared/lib/libadasketch.so" || { echo "install_consumer: $program does not load libadasketch.so"; exit 1; }
+done
+echo "install_consumer: all consumers passed"
