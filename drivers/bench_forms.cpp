@@ -7,24 +7,13 @@
 #include <memory>
 #include <vector>
 
-#include "adasketch/learners/sketched_adagrad.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
-#include "adasketch/sketch/frequent_directions.hpp"
-#include "adasketch/sketch/oja_sketch.hpp"
 #include "adasketch/training/label_map.hpp"
 
 namespace adasketch::driver {
 
 namespace {
 
-index_t rebases_of(const Learner& learner) {
-  const Sketch* s = nullptr;
-  if (const auto* a = dynamic_cast<const SketchedAdaGrad*>(&learner)) s = &a->sketch();
-  if (const auto* n = dynamic_cast<const SketchedNewton*>(&learner)) s = &n->sketch();
-  if (const auto* fd = dynamic_cast<const FrequentDirections*>(s)) return fd->rebases();
-  if (const auto* oja = dynamic_cast<const OjaSketch*>(s)) return oja->rebases();
-  return 0;
-}
+index_t rebases_of(const Learner& learner) { return learner.sketch() != nullptr ? learner.sketch()->rebases() : 0; }
 
 }  // namespace
 

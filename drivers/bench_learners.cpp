@@ -34,8 +34,6 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/learners/learner.hpp"
-#include "adasketch/learners/sketched_adagrad.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
 #include "adasketch/sketch/sketch.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "bench_examples.hpp"
@@ -114,12 +112,6 @@ struct Measurement {
   double mean_seconds_per_example = 0.0;
 };
 
-const Sketch* sketch_of(const Learner& learner) {
-  if (const auto* a = dynamic_cast<const SketchedAdaGrad*>(&learner)) return &a->sketch();
-  if (const auto* n = dynamic_cast<const SketchedNewton*>(&learner)) return &n->sketch();
-  return nullptr;
-}
-
 Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, BenchExamples& examples, index_t warmup,
                         index_t timed, int reads, index_t rounds) {
   std::unique_ptr<Learner> learner = make_learner(comm, examples.dim(), spec);
@@ -151,7 +143,7 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
   m.loss = learner->loss().name();
   m.form = learner->spec().form;
   std::vector<double> buffer;
-  if (const Sketch* sketch = sketch_of(*learner)) {
+  if (const Sketch* sketch = learner->sketch()) {
     m.buffer = "sketch";
     m.buffer_rows = sketch->rows();
     buffer.resize(static_cast<std::size_t>(sketch->rows() * sketch->local_dim()));

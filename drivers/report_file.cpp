@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "adasketch/error.hpp"
+#include "adasketch/version.hpp"
 #include "collective_errors.hpp"
 
 namespace adasketch::driver {
@@ -12,7 +13,7 @@ namespace adasketch::driver {
 void begin_report(JsonWriter& j, const char* command, const OptionParser& opts) {
   j.begin_object();
   j.member("command", command);
-  j.member("version", ADASKETCH_VERSION);
+  j.member("version", version());
   j.key("options");
   j.begin_object();
   opts.write_json(j);

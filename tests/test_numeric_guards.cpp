@@ -129,7 +129,7 @@ TEST(NumericGuards, NonFiniteValueOnOneRankIsReportedOnEveryRank) {
 // A learner whose weights hold one NaN, on the last rank's block only.
 class NanWeights final : public Learner {
  public:
-  NanWeights(const Communicator& comm, index_t dim) : Learner(comm, dim, Loss("logistic")) {}
+  NanWeights(const Communicator& comm, index_t dim) : Learner(comm, BlockPartition(dim, comm.size()), Loss("logistic")) {}
   std::string name() const override { return "ada-diag"; }
   LearnerSpec spec() const override { return LearnerSpec{.algorithm = "ada-diag"}; }
   void weights(std::span<double> out) const override {

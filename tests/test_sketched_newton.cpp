@@ -189,7 +189,7 @@ class FullOn {
 
 // A = αI + BᵀB from the learner's sketch (collective).
 std::vector<double> dense_a(const SketchedNewton& learner) {
-  const auto b = gather_sketch(learner.sketch());
+  const auto b = gather_sketch(*learner.sketch());
   const index_t d = b.d;
   std::vector<double> a(static_cast<std::size_t>(d * d), 0.0);
   for (index_t i = 0; i < d; ++i) a[i * d + i] = learner.alpha();
@@ -278,7 +278,7 @@ TEST(SketchedNewton, LazyWeightsEqualDenseSonOnTheLearnersOwnSketch) {
                                                       << " t=" << i;
           u = lazy;  // compare step by step, not accumulated round-off
         }
-        EXPECT_GT(learner.sketch().inserted(), 0) << sketch;
+        EXPECT_GT(learner.sketch()->inserted(), 0) << sketch;
       }
     }
   }
@@ -373,7 +373,7 @@ TEST(SketchedNewton, SameWeightsOnEveryRankCount) {
         const auto ws = gather_weights(serial);
         EXPECT_LT(relative_max_diff(wp, ws), 1e-9) << sketch << " " << loss_name << (dense ? " dense" : " sparse");
         EXPECT_NEAR(loss_parallel, loss_serial, 1e-9 * loss_serial) << sketch;
-        EXPECT_EQ(parallel.sketch().inserted(), serial.sketch().inserted()) << sketch;
+        EXPECT_EQ(parallel.sketch()->inserted(), serial.sketch()->inserted()) << sketch;
       }
     }
   }
@@ -416,15 +416,15 @@ TEST(SketchedNewton, ZeroGradientLeavesSketchAndWeightsAlone) {
     const double ux = dot(u, u);
     ASSERT_GT(ux, 0.0);
     for (auto& v : xm.a) v *= 2.0 / ux;  // uᵀx = 2
-    const index_t inserted = learner.sketch().inserted();
+    const index_t inserted = learner.sketch()->inserted();
     const auto r = learner.step(slice(xm, 0, learner.partition(), comm.rank(), false).row(), 1.0);
     EXPECT_EQ(r.loss, 0.0);
-    EXPECT_EQ(learner.sketch().inserted(), inserted) << sketch;
+    EXPECT_EQ(learner.sketch()->inserted(), inserted) << sketch;
     EXPECT_LT(relative_max_diff(gather_weights(learner), u), 1e-14) << sketch;
     // x = 0 (an empty sparse row): nothing to insert either.
     const LocalRow empty = LocalRow::sparse({}, {});
     learner.step(empty, -1.0);
-    EXPECT_EQ(learner.sketch().inserted(), inserted) << sketch;
+    EXPECT_EQ(learner.sketch()->inserted(), inserted) << sketch;
     EXPECT_EQ(learner.projections(), 0) << sketch;
   }
 }

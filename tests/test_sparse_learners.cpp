@@ -15,8 +15,6 @@
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/sketched_adagrad.hpp"
 #include "adasketch/learners/sketched_newton.hpp"
-#include "adasketch/sketch/frequent_directions.hpp"
-#include "adasketch/sketch/oja_sketch.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;
@@ -132,12 +130,6 @@ void expect_forms_agree(const Communicator& comm, const Rows& rows, const std::s
 }
 
 // The sparse sketch's rebases so far (fd and oja; 0 for the others).
-index_t rebases(const Sketch& sketch) {
-  if (const auto* fd = dynamic_cast<const FrequentDirections*>(&sketch)) return fd->rebases();
-  if (const auto* oja = dynamic_cast<const OjaSketch*>(&sketch)) return oja->rebases();
-  return 0;
-}
-
 const char* const kSketched[] = {"ada-fd",      "ada-fd-da",      "fast-ada-fd", "fast-ada-fd-da", "ada-gp",
                                  "ada-gp-da",   "ada-dp",         "ada-dp-da",   "fd-son",         "fast-fd-son",
                                  "rp-son",      "oja-son",        "rfd-son",     "fast-rfd-son"};
@@ -171,7 +163,7 @@ void expect_forms_agree_through_rebases(const Communicator& comm, const Rows& ro
   LearnerType sparse(comm, rows.dim, Loss(loss), o);
   SCOPED_TRACE(sparse.name());
   expect_same_steps(rows, false, dense, sparse);
-  EXPECT_GT(rebases(sparse.sketch()), 20);
+  EXPECT_GT(sparse.sketch()->rebases(), 20);
 }
 
 TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {

@@ -95,11 +95,7 @@ double relative(const std::vector<double>& x, const std::vector<double>& y, doub
 
 std::vector<double> btb(const Sketch& s) { return test::gram_of_columns(test::gather_sketch(s)); }
 
-index_t rebases(const Sketch& s) {
-  if (const auto* fd = dynamic_cast<const FrequentDirections*>(&s)) return fd->rebases();
-  if (const auto* oja = dynamic_cast<const OjaSketch*>(&s)) return oja->rebases();
-  return 0;
-}
+index_t rebases(const Sketch& s) { return s.rebases(); }
 
 }  // namespace
 

@@ -51,6 +51,7 @@ cmake --install "$work/shared-build" --prefix "$work/shared" >/dev/null
 test -f "$work/shared/lib/libadasketch.so"
 consumers "$work/shared" shared
 for program in "$work/shared-cmake/consumer" "$work/shared-pkgconfig"; do
-  ldd "$program" | grep -q "$work/shared/lib/libadasketch.so" || { echo "install_consumer: $program does not load libadasketch.so"; exit 1; }
+  ldd "$program" >"$work/ldd.txt"  # (not piped into grep -q: with pipefail, ldd's SIGPIPE would fail the check)
+  grep -q "$work/shared/lib/libadasketch.so" "$work/ldd.txt" || { echo "install_consumer: $program does not load libadasketch.so"; exit 1; }
 done
 echo "install_consumer: all consumers passed"

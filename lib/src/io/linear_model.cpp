@@ -91,15 +91,15 @@ Header decode(const HeaderBytes& h, const std::string& path, MPI_Offset size) {
 
 }  // namespace
 
-LinearModel::LinearModel(const Communicator& comm, index_t dim, std::string algorithm, const Loss& loss,
-                         const LabelMap& labels)
-    : comm_(comm), partition_(dim, comm.size()), algorithm_(std::move(algorithm)), loss_(loss), labels_(labels) {
+LinearModel::LinearModel(const Communicator& comm, const BlockPartition& partition, std::string algorithm,
+                         const Loss& loss, const LabelMap& labels)
+    : comm_(comm), partition_(partition), algorithm_(std::move(algorithm)), loss_(loss), labels_(labels) {
   ADASKETCH_REQUIRE(labels.fits(loss), "label map " + labels.describe() + " for loss " + loss.name());
   ADASKETCH_REQUIRE(!algorithm_.empty() && algorithm_.size() < kNameBytes, "algorithm = '" + algorithm_ + "'");
 }
 
 LinearModel::LinearModel(const Learner& learner, const LabelMap& labels)
-    : LinearModel(learner.comm(), learner.partition().dim(), learner.name(), learner.loss(), labels) {
+    : LinearModel(learner.comm(), learner.partition(), learner.name(), learner.loss(), labels) {
   weights_.assign(static_cast<std::size_t>(learner.local_dim() * outputs()), 0.0);
   learner.weights(weights_);
 }
@@ -142,7 +142,15 @@ void LinearModel::save(const std::string& path) const {
   detail::replace_file(comm_, tmp, path, "the model file");
 }
 
-LinearModel LinearModel::load(const Communicator& comm, const std::string& path) {
+LinearModel LinearModel::load(const Communicator& comm, const std::string& path) { return load(comm, path, nullptr); }
+
+LinearModel LinearModel::load(const Communicator& comm, const std::string& path, const BlockPartition& partition) {
+  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "the partition has " + std::to_string(partition.parts()) +
+                                                          " parts for " + std::to_string(comm.size()) + " ranks");
+  return load(comm, path, &partition);
+}
+
+LinearModel LinearModel::load(const Communicator& comm, const std::string& path, const BlockPartition* partition) {
   detail::CollectiveFile file(comm, path, MPI_MODE_RDONLY, true, "the model file");
   const MPI_Offset size = file.size();
   HeaderBytes h{};
@@ -167,7 +175,12 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path)
   if (loss.outputs() != K || !labels.fits(loss))
     throw InputError(path, 0, "corrupt model file: K = " + std::to_string(K) + " and the label map " + labels.describe() +
                                   " do not fit the loss " + header.loss);
-  LinearModel model(comm, static_cast<index_t>(header.dim), header.algorithm, loss, labels);
+  const auto dim = static_cast<index_t>(header.dim);
+  if (partition != nullptr && partition->dim() != dim)
+    throw InputError(path, 0, "the model has d = " + std::to_string(dim) + ", the given partition d = " +
+                                  std::to_string(partition->dim()));
+  LinearModel model(comm, partition != nullptr ? *partition : BlockPartition(dim, comm.size()), header.algorithm, loss,
+                    labels);
   const index_t first = K * model.partition_.begin(comm.rank());
   allocate_everywhere(comm, model.weights_, static_cast<std::size_t>(model.partition_.size(comm.rank()) * K));
   file.read(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), model.weights_.data(),

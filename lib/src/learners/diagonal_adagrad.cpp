@@ -12,9 +12,12 @@
 
 namespace adasketch {
 
-DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, index_t dim, const Loss& loss,
+DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const DiagonalAdaGradOptions& options)
+    : DiagonalAdaGrad(comm, BlockPartition(dim, comm.size()), loss, options) {}
+
+DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                  const DiagonalAdaGradOptions& options)
-    : Learner(comm, dim, loss), options_(options) {
+    : Learner(comm, partition, loss), options_(options) {
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta > 0.0, "eta = " + std::to_string(options.eta));
   ADASKETCH_REQUIRE(std::isfinite(options.delta) && options.delta >= std::numeric_limits<double>::min(),
                     "delta = " + std::to_string(options.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
@@ -89,13 +92,13 @@ void DiagonalAdaGrad::add_state_fields(StateFields& fields) {
   fields.block("diag.sum_square", partition(), comm().rank(), outputs(), sum_square_);
 }
 
-std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
+std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   DiagonalAdaGradOptions options{.eta = spec.eta, .delta = spec.delta};
   if (spec.algorithm == "ada-diag-da")
     options.form = DiagonalAdaGradOptions::Form::dual_averaging;
   else if (spec.algorithm != "ada-diag")
     return nullptr;
-  return std::make_unique<DiagonalAdaGrad>(comm, dim, Loss(spec.loss, spec.classes), options);
+  return std::make_unique<DiagonalAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), options);
 }
 
 }  // namespace adasketch

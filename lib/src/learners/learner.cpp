@@ -15,8 +15,11 @@ namespace {
 constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);  // std::vector<double>'s limit
 }  // namespace
 
-Learner::Learner(const Communicator& comm, index_t dim, const Loss& loss)
-    : comm_(comm), partition_(dim, comm.size()), loss_(loss) {
+Learner::Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss)
+    : comm_(comm), partition_(partition), loss_(loss) {
+  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "the partition has " + std::to_string(partition.parts()) +
+                                                          " parts for " + std::to_string(comm.size()) + " ranks");
+  const index_t dim = partition.dim();
   // Learners store d_p × K weights (and a few such arrays): d·K must not overflow. Beyond
   // std::vector's limit, throw what the vector itself would throw for the exact size.
   if (dim > kMaxEntries / loss.outputs())

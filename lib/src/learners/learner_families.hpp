@@ -7,11 +7,11 @@
 namespace adasketch {
 
 /// ada-diag, ada-diag-da (learners/diagonal_adagrad.cpp)
-std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, index_t dim, const LearnerSpec& spec);
+std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 /// ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, ada-dp-da
 /// (learners/sketched_adagrad.cpp)
-std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, index_t dim, const LearnerSpec& spec);
+std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son (learners/sketched_newton.cpp)
-std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, index_t dim, const LearnerSpec& spec);
+std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 
 }  // namespace adasketch

@@ -7,8 +7,12 @@
 namespace adasketch {
 
 std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
+  return make_learner(comm, BlockPartition(dim, comm.size()), spec);
+}
+
+std::unique_ptr<Learner> make_learner(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   for (auto* family : {&make_diagonal_adagrad, &make_sketched_adagrad, &make_sketched_newton})
-    if (auto learner = family(comm, dim, spec)) return learner;
+    if (auto learner = family(comm, partition, spec)) return learner;
   throw InvalidArgument("unknown algorithm '" + spec.algorithm +
                         "' (expected ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, "
                         "ada-dp, ada-dp-da, fd-son, fast-fd-son, "

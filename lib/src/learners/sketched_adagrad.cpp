@@ -32,9 +32,8 @@ void require(bool ok, const std::string& what) {
 
 // Validates the options and builds the sketch: gradients live in R^{dK} on the interleaved
 // partition (feature j's K entries j·K … j·K+K−1 on j's owner), data in R^d.
-std::unique_ptr<Sketch> build_sketch(const Communicator& comm, index_t dim, const Loss& loss,
+std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartition& features, const Loss& loss,
                                      const SketchedAdaGradOptions& o, SketchForm form) {
-  require(dim >= 1, "dim must be >= 1, got " + std::to_string(dim));
   require(o.ell >= 1, "ell must be >= 1, got " + std::to_string(o.ell));
   require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number(o.eta));
   // A subnormal δ is refused: 1/δ overflows (the preconditioner's null-space scale, ADA-FD eq. (6)).
@@ -42,7 +41,6 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, index_t dim, cons
           "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number(o.delta));
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
           "rank_tolerance must be in [0, 1), got " + number(o.rank_tolerance));
-  const BlockPartition features(dim, comm.size());
   switch (o.sketching) {
     case Sketching::fd_gradients:
     case Sketching::fast_fd_gradients: {
@@ -66,9 +64,12 @@ std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
 
 }  // namespace
 
-SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Loss& loss,
+SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const SketchedAdaGradOptions& options)
+    : SketchedAdaGrad(comm, BlockPartition(dim, comm.size()), loss, options) {}
+
+SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                  const SketchedAdaGradOptions& options)
-    : Learner(comm, dim, loss),
+    : Learner(comm, partition, loss),
       options_(options),
       classes_(loss.outputs()),
       dp_(local_dim()),
@@ -78,7 +79,7 @@ SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Lo
 }
 
 void SketchedAdaGrad::install_sketch(SketchForm form) {
-  sketch_ = build_sketch(comm(), partition().dim(), loss(), options_, form);
+  sketch_ = build_sketch(comm(), partition(), loss(), options_, form);
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
   eigen_ = SymmetricEigen(static_cast<int>(rows_));
@@ -457,7 +458,7 @@ void SketchedAdaGrad::step_data_sketch(const LocalRow& x, std::span<const double
   }
 }
 
-std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
+std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   struct Name {
     const char* name;
     Sketching sketching;
@@ -483,7 +484,7 @@ std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, index_t
     o.delta = spec.delta;
     o.seed = spec.seed;
     o.sketch_form = parse_form_choice(spec.form);
-    return std::make_unique<SketchedAdaGrad>(comm, dim, Loss(spec.loss, spec.classes), o);
+    return std::make_unique<SketchedAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), o);
   }
   return nullptr;
 }

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "adasketch/error.hpp"
-#include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
@@ -79,9 +78,12 @@ std::string to_string(SketchedNewtonOptions::EtaSchedule schedule) {
   return "constant";
 }
 
-SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss,
+SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options)
+    : SketchedNewton(comm, BlockPartition(dim, comm.size()), loss, options) {}
+
+SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                const SketchedNewtonOptions& options)
-    : Learner(comm, dim, checked_loss(loss)), options_(options) {
+    : Learner(comm, partition, checked_loss(loss)), options_(options) {
   ADASKETCH_REQUIRE(is_son_sketch(options.sketch),
                     "sketch = '" + options.sketch + "' (expected fd, fast-fd, rp, oja, rfd or fast-rfd)");
   ADASKETCH_REQUIRE(options.ell >= 1, "ell = " + std::to_string(options.ell));
@@ -106,7 +108,6 @@ void SketchedNewton::install_sketch(SketchForm form) {
   spec.form = form;
   spec.max_growth = options_.max_growth;
   sketch_ = make_sketch(comm(), partition(), spec);
-  fd_ = dynamic_cast<const FrequentDirections*>(sketch_.get());
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
   const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_);
@@ -327,8 +328,6 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
       sk.add_local_transpose_product(c_, ubar_);
       std::fill(c_.begin(), c_.end(), 0.0);
     }
-    slot = fd_ != nullptr ? fd_->filled() : -1;
-    const index_t shrinks_before = fd_ != nullptr ? fd_->shrinks() : 0;
     // ĝ's local slice (a scaled copy of x), Z ĝ = gscale · Z x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
     const auto xv = x.values();
     ADASKETCH_REQUIRE(xv.size() <= ghat_.size(), "the example has more local entries than local features");
@@ -340,7 +339,8 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
     // Carry u = ū + Zᵀc and Z x through the insertion (Sketch::update_coefficients, update_product).
     kappa += sk.update_coefficients(c_, ubar_, 1) * gscale;  // Z_oldᵀc = Z_newᵀc' + β ĝ + (retired rows)
     sk.update_product(zx_, gscale * pr.xx);                  // zx_ = Z_new x
-    if (fd_ != nullptr && fd_->shrinks() == shrinks_before) {
+    slot = sk.last_appended_row();
+    if (slot >= 0) {
       factor_row(slot);  // only row `slot` of the Gram changed, α did not
       in_row_space = true;
     } else {
@@ -403,7 +403,7 @@ void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out)
   sketch_->add_local_transpose_product(c, out);
 }
 
-std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, index_t dim, const LearnerSpec& spec) {
+std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   const std::string& a = spec.algorithm;
   if (!a.ends_with("-son")) return nullptr;
   SketchedNewtonOptions options;
@@ -417,7 +417,7 @@ std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, index_t 
   options.eta_schedule = parse_eta_schedule(spec.eta_schedule);
   options.seed = spec.seed;
   options.sketch_form = parse_form_choice(spec.form);
-  return std::make_unique<SketchedNewton>(comm, dim, Loss(spec.loss, spec.classes), options);
+  return std::make_unique<SketchedNewton>(comm, partition, Loss(spec.loss, spec.classes), options);
 }
 
 }  // namespace adasketch

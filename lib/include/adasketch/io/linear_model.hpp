@@ -41,6 +41,8 @@ class LinearModel {
   /// InputError naming the file, identically on every rank, for a missing, truncated or corrupt
   /// file (bad magic, version, names, sizes, reserved bytes or checksums).
   static LinearModel load(const Communicator& comm, const std::string& path);
+  /// The same, split as the caller's `partition` (its d must be the file's).
+  static LinearModel load(const Communicator& comm, const std::string& path, const BlockPartition& partition);
   /// Collective. Writes the model file (format above). Throws Error naming the file when it cannot
   /// be written, NumericError when a weight is not finite (nothing is written), on every rank.
   void save(const std::string& path) const;
@@ -59,7 +61,9 @@ class LinearModel {
   void predict(const LocalRow& x, std::span<double> scores) const;
 
  private:
-  LinearModel(const Communicator& comm, index_t dim, std::string algorithm, const Loss& loss, const LabelMap& labels);
+  LinearModel(const Communicator& comm, const BlockPartition& partition, std::string algorithm, const Loss& loss,
+              const LabelMap& labels);
+  static LinearModel load(const Communicator& comm, const std::string& path, const BlockPartition* partition);
 
   Communicator comm_;
   BlockPartition partition_;

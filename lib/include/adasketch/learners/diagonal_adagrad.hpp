@@ -11,14 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch {
 
 struct DiagonalAdaGradOptions {
   enum class Form { mirror_descent, dual_averaging };
-  double eta = 0.1;    ///< step size η > 0
-  double delta = 1.0;  ///< δ > 0 added to the diagonal √G
+  double eta = defaults::eta;      ///< step size η > 0
+  double delta = defaults::delta;  ///< δ > 0 added to the diagonal √G
   Form form = Form::mirror_descent;
 };
 
@@ -26,6 +27,9 @@ class DiagonalAdaGrad final : public Learner {
  public:
   /// Not collective. Throws InvalidArgument unless dim ≥ 1, η > 0 and δ > 0 (finite).
   DiagonalAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const DiagonalAdaGradOptions& options = {});
+  /// The same on the caller's split of the features (partition.parts() == comm.size()).
+  DiagonalAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
+                  const DiagonalAdaGradOptions& options = {});
 
   /// "ada-diag" (mirror descent) or "ada-diag-da" (dual averaging).
   std::string name() const override;

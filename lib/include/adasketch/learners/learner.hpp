@@ -13,13 +13,16 @@
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
+#include "adasketch/learners/defaults.hpp"
 #include "adasketch/io/state_fields.hpp"
 #include "adasketch/learners/loss.hpp"
+#include "adasketch/sketch/sketch.hpp"
 #include "adasketch/sketch/local_row.hpp"
 
 namespace adasketch {
 
 /// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
+/// The defaults are the options structs' (adasketch/learners/defaults.hpp).
 struct LearnerSpec {
   /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da (2ℓ
   /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
@@ -27,14 +30,14 @@ struct LearnerSpec {
   std::string algorithm = "ada-fd";
   std::string loss = "logistic";
   int classes = 2;          ///< K for the softmax loss
-  index_t ell = 10;         ///< sketch size ℓ (τ in the AdaGrad papers, m in the Newton papers)
-  double eta = 0.1;         ///< AdaGrad step size η; SON: scale of the η_t schedule
-  double delta = 1.0;       ///< AdaGrad δ (σ in the ADA-GP/DP paper)
-  double alpha0 = 1.0;      ///< SON α; RFD-SON α₀
-  double C = 1.0;           ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
-  double sigma = 0.0;       ///< SON curvature σ_t (constant)
+  index_t ell = defaults::ell;          ///< sketch size ℓ (τ in the AdaGrad papers, m in the Newton papers)
+  double eta = defaults::eta;           ///< AdaGrad step size η; SON: scale of the η_t schedule
+  double delta = defaults::delta;       ///< AdaGrad δ (σ in the ADA-GP/DP paper)
+  double alpha0 = defaults::alpha;      ///< SON α; RFD-SON α₀
+  double C = defaults::C;               ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
+  double sigma = defaults::sigma;       ///< SON curvature σ_t (constant)
   std::string eta_schedule = "constant";  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
-  std::uint64_t seed = 1;   ///< random sketches (rp, oja)
+  std::uint64_t seed = defaults::seed;  ///< random sketches (rp, oja)
   /// Sketched learners: the sketch's form, auto (sparse when the first example is a sparse row),
   /// dense or sparse (SketchForm). A learner's spec() reports the form it took.
   std::string form = "auto";
@@ -78,6 +81,8 @@ class Learner {
   /// `form` ("dense" or "sparse"; "auto" leaves it as it is): what load_checkpoint does before it
   /// reads a checkpoint written by a learner that chose. Other learners ignore it.
   virtual void choose_form(const std::string& form) { (void)form; }
+  /// The sketch of a sketched learner; nullptr for the others.
+  virtual const Sketch* sketch() const noexcept { return nullptr; }
 
   /// Lists the complete run state (checkpoint.hpp): the step count and the algorithm's fields
   /// (weights or their lazy form, AdaGrad statistics, the sketch). A learner built from the same
@@ -85,7 +90,8 @@ class Learner {
   void state_fields(StateFields& fields);
 
  protected:
-  Learner(const Communicator& comm, index_t dim, const Loss& loss);
+  /// The features split as `partition` (parts() must be comm.size()).
+  Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss);
   /// The algorithm's step; `label` is validated for the loss.
   virtual StepResult do_step(const LocalRow& x, double label) = 0;
   /// out[0..K) += this rank's part of Wᵀx (the caller sums over ranks).
@@ -103,7 +109,9 @@ class Learner {
   index_t steps_ = 0;
 };
 
-/// Throws InvalidArgument naming an unknown algorithm or a violated condition.
+/// Throws InvalidArgument naming an unknown algorithm or a violated condition. The features are split
+/// uniformly (BlockPartition(dim, comm.size())), or as the caller's `partition`.
 std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, const LearnerSpec& spec);
+std::unique_ptr<Learner> make_learner(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 
 }  // namespace adasketch

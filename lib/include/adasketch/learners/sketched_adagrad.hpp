@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/sketch/sketch.hpp"
@@ -65,10 +66,10 @@ struct SketchedAdaGradOptions {
   };
   Sketching sketching = Sketching::fd_gradients;
   Form form = Form::mirror_descent;
-  index_t ell = 10;         ///< sketch size ℓ (τ in the papers) ≥ 1
-  double eta = 0.1;         ///< step size η > 0
-  double delta = 1.0;       ///< δ > 0 (σ in the ADA-GP/DP paper): H = δI + (BᵀB)^{1/2}
-  std::uint64_t seed = 1;   ///< random projections: r_t[i] = Philox(seed).normal(t, i)/√ℓ
+  index_t ell = defaults::ell;          ///< sketch size ℓ (τ in the papers) ≥ 1
+  double eta = defaults::eta;           ///< step size η > 0
+  double delta = defaults::delta;       ///< δ > 0 (σ in the ADA-GP/DP paper): H = δI + (BᵀB)^{1/2}
+  std::uint64_t seed = defaults::seed;  ///< random projections: r_t[i] = Philox(seed).normal(t, i)/√ℓ
   /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of BBᵀ count as zero: the round-off level of the
   /// eigensolver (about R·u·λ_max) for a rank-deficient sketch. In [0, 1). Genuine eigenvalues this
   /// small (e.g. rows of nearly vanished gradients) are dropped too, which changes H⁻¹ by at most
@@ -77,7 +78,7 @@ struct SketchedAdaGradOptions {
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
   FormChoice sketch_form = FormChoice::automatic;
   /// Sparse fd sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
-  double max_growth = 1e4;
+  double max_growth = defaults::max_growth;
 };
 
 class SketchedAdaGrad final : public Learner {
@@ -85,6 +86,9 @@ class SketchedAdaGrad final : public Learner {
   /// Collective (constructs the sketch on comm). Throws InvalidArgument unless dim ≥ 1, ℓ ≥ 1, η > 0,
   /// δ > 0 (finite) and 0 ≤ rank_tolerance < 1.
   SketchedAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const SketchedAdaGradOptions& options = {});
+  /// The same on the caller's split of the features (partition.parts() == comm.size()).
+  SketchedAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
+                  const SketchedAdaGradOptions& options = {});
   ~SketchedAdaGrad() override;
 
   /// ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, ada-dp-da
@@ -97,7 +101,7 @@ class SketchedAdaGrad final : public Learner {
   void choose_form(const std::string& form) override;
   const SketchedAdaGradOptions& options() const noexcept { return options_; }
   /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
-  const Sketch& sketch() const noexcept { return *sketch_; }
+  const Sketch* sketch() const noexcept override { return sketch_.get(); }
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;

@@ -45,12 +45,11 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
-
-class FrequentDirections;
 
 struct SketchedNewtonOptions {
   /// η_t: constant η, η/t (the RFD paper's η_t = O(1/t)), or η/√t (SON §2's choice when σ = 0).
@@ -60,24 +59,24 @@ struct SketchedNewtonOptions {
   /// rfd, fast-rfd (RFD paper Alg. 3, 4: α_t grows by σ_ℓ²/2 at every shrink).
   std::string sketch = "fast-rfd";
   /// Sketch size ℓ (m in the papers), ≥ 1; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d.
-  index_t ell = 20;
+  index_t ell = defaults::ell;
   /// SON's α (> 0); for rfd and fast-rfd the initial α₀ (> 0) of the sketch's α_t.
-  double alpha = 1.0;
+  double alpha = defaults::alpha;
   /// Radius of K_t = {w : |wᵀx_t| ≤ C} (> 0; +∞ disables the projection).
-  double C = 1.0;
+  double C = defaults::C;
   /// Curvature σ_t = σ of Assumption 2 (≥ 0), constant over t. SON §2: the squared loss has
   /// σ = 1/(8C²) on |wᵀx|, |y| ≤ C; 0 assumes convexity only.
-  double sigma = 0.0;
+  double sigma = defaults::sigma;
   /// Scale η ≥ 0 of the η_t schedule. (a9a, squared loss: σ = 1/(8C²), η_t = 100/t makes RFD-SON
   /// insensitive to α₀; jobs/son_a9a.sh.)
-  double eta = 1.0;
-  EtaSchedule eta_schedule = EtaSchedule::inv_sqrt_t;
+  double eta = defaults::eta;
+  EtaSchedule eta_schedule = EtaSchedule::constant;
   /// Seed of the rp and oja sketches (results do not depend on the rank count).
-  std::uint64_t seed = 1;
+  std::uint64_t seed = defaults::seed;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
   FormChoice sketch_form = FormChoice::automatic;
   /// Sparse fd and oja sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
-  double max_growth = 1e4;
+  double max_growth = defaults::max_growth;
 };
 
 /// "constant", "inv-t", "inv-sqrt-t" → EtaSchedule; throws InvalidArgument naming the value.
@@ -91,6 +90,9 @@ class SketchedNewton final : public Learner {
   /// InvalidArgument for a softmax loss (SON is defined for one score), an unknown sketch, or an
   /// option outside its documented range.
   SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options = {});
+  /// The same on the caller's split of the features (partition.parts() == comm.size()).
+  SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
+                 const SketchedNewtonOptions& options = {});
   ~SketchedNewton() override;
 
   /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son.
@@ -102,7 +104,7 @@ class SketchedNewton final : public Learner {
   void choose_form(const std::string& form) override;
 
   const SketchedNewtonOptions& options() const noexcept { return options_; }
-  const Sketch& sketch() const noexcept { return *sketch_; }
+  const Sketch* sketch() const noexcept override { return sketch_.get(); }
   /// α of the current A = αI + BᵀB: the option α, or the RFD sketch's α_t.
   double alpha() const noexcept;
   /// η_t for the t-th example (t ≥ 1).
@@ -142,7 +144,6 @@ class SketchedNewton final : public Learner {
 
   SketchedNewtonOptions options_;
   std::unique_ptr<Sketch> sketch_;
-  const FrequentDirections* fd_ = nullptr;  // the sketch when it is an FD/RFD sketch
   bool regularized_ = false;                // α from the sketch (RFD)
   bool form_resolved_ = false;              // false until an automatic form is chosen (first step)
   index_t rows_ = 0;   // R: rows of B (and of the factor)

@@ -59,6 +59,7 @@ class FrequentDirections final : public Sketch {
   const FrequentDirectionsOptions& options() const noexcept { return options_; }
   /// Rows of the buffer currently holding data (the next insertion goes to row filled()).
   index_t filled() const noexcept { return filled_; }
+  index_t last_appended_row() const noexcept override { return last_shrunk_ ? -1 : last_slot_; }
   /// Number of shrinks performed so far.
   index_t shrinks() const noexcept { return shrinks_; }
   /// Sum over shrinks of λ_ℓ, the mass removed from every direction: the FD error certificate
@@ -66,7 +67,7 @@ class FrequentDirections final : public Sketch {
   double total_shrinkage() const noexcept { return total_shrinkage_; }
 
   /// Sparse form: rebases so far.
-  index_t rebases() const noexcept { return rebases_; }
+  index_t rebases() const noexcept override { return rebases_; }
 
   ~FrequentDirections() override;
   void mix(std::span<const double> z, std::span<double> out) const override;

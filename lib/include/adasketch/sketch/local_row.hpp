@@ -1,7 +1,9 @@
 #pragma once
 // A row (an example or a gradient) restricted to the calling rank's block of features.
 #include <span>
+#include <vector>
 
+#include "adasketch/comm/partition.hpp"
 #include "adasketch/types.hpp"
 
 namespace adasketch {
@@ -27,6 +29,24 @@ class LocalRow {
   std::span<const double> values_;
   std::span<const index_t> indices_;
   bool dense_;
+};
+
+/// Cuts the calling rank's LocalRow out of a global row (all d values, or ascending global indices),
+/// for a caller that holds whole rows. Keeps the sparse slice's local indices, so the LocalRow it
+/// returns is valid until its next call (and while the caller's row lives).
+class RowSlicer {
+ public:
+  RowSlicer(const BlockPartition& partition, int rank);
+  /// Dense: global_row.size() must be d; the view is global_row[begin, end).
+  LocalRow dense(std::span<const double> global_row) const;
+  /// Sparse: ascending global indices in [0, d) (checked) with their values; the entries in
+  /// [begin, end), at local indices.
+  LocalRow sparse(std::span<const index_t> global_indices, std::span<const double> values);
+
+ private:
+  BlockPartition partition_;
+  index_t begin_, end_;
+  std::vector<index_t> local_;
 };
 
 }  // namespace adasketch

@@ -49,7 +49,7 @@ class OjaSketch final : public Sketch {
   std::span<const double> eigenvalues() const noexcept { return lambda_; }
   /// Sparse form: exact recomputations of K, and rebases, so far.
   index_t refreshes() const noexcept { return refreshes_; }
-  index_t rebases() const noexcept { return rebases_; }
+  index_t rebases() const noexcept override { return rebases_; }
 
  private:
   void do_insert(const LocalRow& a, std::span<const double> za, double aa) override;

@@ -69,6 +69,9 @@ class Sketch {
   std::span<const double> gram() const noexcept { return gram_; }
   /// The scalar of αI + BᵀB (regularized FD); 0 for the other sketches.
   virtual double alpha() const noexcept { return 0.0; }
+  /// Sparse form: the rebases so far (Z rewritten as explicit B, a learner folding first); 0 for
+  /// sketches that never rebase.
+  virtual index_t rebases() const noexcept { return 0; }
   /// α₀: αI + BᵀB approximates α₀I + AᵀA (regularized FD); 0 for the other sketches.
   virtual double alpha0() const noexcept { return 0.0; }
 
@@ -99,6 +102,10 @@ class Sketch {
   /// Whether the next insertion rewrites every stored row (a dense FD shrink, or a sparse sketch's
   /// rebase). Before such an insertion a learner folds Zᵀc into w̄ and sets c = 0.
   virtual bool next_insert_restructures() const noexcept { return false; }
+  /// The row k of B that the last insertion wrote as the inserted vector itself (B_k = a) without
+  /// changing any other row or α (an FD insertion into a free row: B's Gram changed in row k only),
+  /// or −1 (a shrink, a projection, an Oja update, or no insertion yet).
+  virtual index_t last_appended_row() const noexcept { return -1; }
   /// Maps zz = Z_old·z to Z_new·z in place, given az = aᵀz, for the last inserted row a.
   virtual void update_product(std::span<double> zz, double az) const = 0;
   /// Maps c to c' in place so that Z_oldᵀc = Z_newᵀc' + β·a + r, adds r (sparse rows of Z_old that

@@ -1,0 +1,21 @@
+#pragma once
+// The learners' default hyperparameters: one set, read by the options structs of every learner
+// (DiagonalAdaGradOptions, SketchedAdaGradOptions, SketchedNewtonOptions), by LearnerSpec (so
+// make_learner) and by `adasketch train`'s --help, so a learner has the same defaults whichever way
+// it is built.
+#include <cstdint>
+
+#include "adasketch/types.hpp"
+
+namespace adasketch::defaults {
+
+inline constexpr index_t ell = 10;          ///< sketch size ℓ (τ in the AdaGrad papers, m in SON)
+inline constexpr double eta = 0.1;          ///< AdaGrad step size η; SON: scale of the η_t schedule
+inline constexpr double delta = 1.0;        ///< AdaGrad δ (σ in the ADA-GP/DP paper)
+inline constexpr double alpha = 1.0;        ///< SON α; RFD-SON α₀
+inline constexpr double C = 1.0;            ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
+inline constexpr double sigma = 0.0;        ///< SON curvature σ_t (constant)
+inline constexpr std::uint64_t seed = 1;    ///< random sketches (rp, oja)
+inline constexpr double max_growth = 1e4;   ///< sparse fd and oja sketches: the rebase threshold
+
+}  // namespace adasketch::defaults

@@ -1,0 +1,274 @@
+// The C++ API a scientist links: one set of defaults whichever way a learner is built, the caller's
+// own split of the features (BlockPartition from sizes, RowSlicer), and examples held in memory
+// (MemorySource) trained with train().
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "adasketch/data/memory_source.hpp"
+#include "adasketch/error.hpp"
+#include "adasketch/io/checkpoint.hpp"
+#include "adasketch/learners/diagonal_adagrad.hpp"
+#include "adasketch/learners/sketched_adagrad.hpp"
+#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/sketch/local_row.hpp"
+#include "adasketch/training/label_map.hpp"
+#include "adasketch/training/online_training.hpp"
+#include "test_support.hpp"
+
+namespace adasketch {
+namespace {
+
+using test::world;
+
+// A learner built from its options struct's defaults and the same learner from make_learner with
+// only the algorithm named: the same hyperparameters (the bug this guards: ℓ = 20, η = 1, η/√t
+// against ℓ = 10, η = 0.1, constant).
+TEST(LearnerApi, OneSetOfDefaults) {
+  const Communicator comm = world();
+  const index_t d = 12;
+  const Loss logistic("logistic");
+  const std::pair<std::unique_ptr<Learner>, const char*> built[] = {
+      {std::make_unique<DiagonalAdaGrad>(comm, d, logistic), "ada-diag"},
+      {std::make_unique<SketchedAdaGrad>(comm, d, logistic), "ada-fd"},
+      {std::make_unique<SketchedNewton>(comm, d, logistic), "fast-rfd-son"},
+  };
+  for (const auto& [learner, algorithm] : built) {
+    LearnerSpec spec;
+    spec.algorithm = algorithm;
+    const auto made = make_learner(comm, d, spec);
+    const auto diffs = spec_differences(made->spec(), learner->spec());
+    EXPECT_TRUE(diffs.empty()) << algorithm << ": " << (diffs.empty() ? "" : diffs.front().field) << " differs";
+    EXPECT_EQ(made->name(), learner->name());
+  }
+}
+
+TEST(LearnerApi, PartitionFromSizes) {
+  const std::vector<index_t> sizes{3, 0, 5, 1};
+  const BlockPartition p(sizes);
+  EXPECT_EQ(p.dim(), 9);
+  EXPECT_EQ(p.parts(), 4);
+  EXPECT_FALSE(p.is_uniform());
+  const index_t begins[] = {0, 3, 3, 8}, ends[] = {3, 3, 8, 9};
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(p.begin(r), begins[r]);
+    EXPECT_EQ(p.end(r), ends[r]);
+  }
+  // The owner of each feature, by a scan of the blocks.
+  for (index_t j = 0; j < 9; ++j) {
+    int owner = -1;
+    for (int r = 0; r < 4; ++r)
+      if (begins[r] <= j && j < ends[r]) owner = r;
+    EXPECT_EQ(p.owner(j), owner) << j;
+  }
+  const BlockPartition k = p.interleaved(3);
+  EXPECT_EQ(k.dim(), 27);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(k.begin(r), 3 * begins[r]);
+  EXPECT_THROW(BlockPartition(std::vector<index_t>{2, -1}), InvalidArgument);
+  EXPECT_THROW(BlockPartition(std::vector<index_t>{0, 0}), InvalidArgument);
+
+  // Collective: rank r owns r + 1 features, but rank 1 none.
+  const Communicator comm = world();
+  const index_t mine = comm.rank() == 1 ? 0 : comm.rank() + 1;
+  const BlockPartition gathered = BlockPartition::from_local_sizes(comm, mine);
+  EXPECT_EQ(gathered.size(comm.rank()), mine);
+  index_t total = 0;
+  for (int r = 0; r < comm.size(); ++r) total += r == 1 ? 0 : r + 1;
+  EXPECT_EQ(gathered.dim(), total);
+  // A negative size on one rank fails on every rank (checked after the Allgather).
+  EXPECT_THROW(BlockPartition::from_local_sizes(comm, comm.rank() == comm.size() - 1 ? -1 : 1), InvalidArgument);
+}
+
+TEST(LearnerApi, RowSlicer) {
+  const std::vector<index_t> sizes{4, 0, 3};
+  const BlockPartition p(sizes);
+  const std::vector<double> dense{1, 0, 2, 0, 0, 3, 4};
+  const std::vector<index_t> idx{0, 2, 5, 6};
+  const std::vector<double> val{1, 2, 3, 4};
+  for (int r = 0; r < 3; ++r) {
+    RowSlicer slicer(p, r);
+    const LocalRow a = slicer.dense(dense);
+    const LocalRow b = slicer.sparse(idx, val);
+    ASSERT_EQ(a.values().size(), static_cast<std::size_t>(p.size(r)));
+    // The sparse slice, scattered, is the dense slice.
+    std::vector<double> scattered(a.values().size(), 0.0);
+    for (std::size_t n = 0; n < b.indices().size(); ++n) scattered[static_cast<std::size_t>(b.indices()[n])] = b.values()[n];
+    EXPECT_EQ(scattered, std::vector<double>(a.values().begin(), a.values().end())) << r;
+  }
+  RowSlicer slicer(p, 0);
+  EXPECT_THROW(slicer.sparse(std::vector<index_t>{2, 1}, std::vector<double>{1, 1}), InvalidArgument);
+  EXPECT_THROW(slicer.sparse(std::vector<index_t>{7}, std::vector<double>{1}), InvalidArgument);
+  EXPECT_THROW(slicer.dense(std::vector<double>(6, 0.0)), InvalidArgument);
+}
+
+// Global rows (the same on every rank): sparse rows with about a third of the features.
+struct GlobalRows {
+  index_t d = 0;
+  std::vector<double> labels;
+  std::vector<std::vector<index_t>> indices;
+  std::vector<std::vector<double>> values;
+};
+
+GlobalRows make_rows(index_t d, int n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unit;
+  GlobalRows rows;
+  rows.d = d;
+  for (int i = 0; i < n; ++i) {
+    std::vector<index_t> idx;
+    std::vector<double> val;
+    double score = 0.0;
+    for (index_t j = 0; j < d; ++j)
+      if (unit(rng) < 0.35) {
+        idx.push_back(j);
+        val.push_back(normal(rng));
+        score += val.back() * std::cos(static_cast<double>(j));
+      }
+    rows.labels.push_back(score >= 0.0 ? 1.0 : -1.0);
+    rows.indices.push_back(idx);
+    rows.values.push_back(val);
+  }
+  return rows;
+}
+
+// The whole weight vector on every rank (collective).
+std::vector<double> global_weights(const Learner& learner) {
+  const auto& p = learner.partition();
+  const int rank = learner.comm().rank();
+  std::vector<double> local(static_cast<std::size_t>(learner.local_dim() * learner.outputs()));
+  learner.weights(local);
+  std::vector<double> all(static_cast<std::size_t>(p.dim() * learner.outputs()), 0.0);
+  std::copy(local.begin(), local.end(), all.begin() + p.begin(rank) * learner.outputs());
+  learner.comm().allreduce_sum(all);
+  return all;
+}
+
+// Uneven blocks of the caller's own choosing, with an empty one when P ≥ 2.
+std::vector<index_t> uneven_sizes(index_t d, int parts) {
+  std::vector<index_t> sizes(static_cast<std::size_t>(parts), 0);
+  if (parts == 1) {
+    sizes[0] = d;
+  } else {
+    sizes[0] = d - 2 * (parts - 1) + 1;  // the largest block first, then rank 1 empty, then 2 each
+    for (int r = 2; r < parts; ++r) sizes[static_cast<std::size_t>(r)] = 2;
+    sizes[0] += d - std::accumulate(sizes.begin(), sizes.end(), index_t{0});
+  }
+  return sizes;
+}
+
+TEST(LearnerApi, CallersPartitionGivesTheSameRun) {
+  const Communicator comm = world();
+  const GlobalRows rows = make_rows(17, 120, 7);
+  const BlockPartition uniform(rows.d, comm.size());
+  const BlockPartition uneven(uneven_sizes(rows.d, comm.size()));
+  for (const char* algorithm : {"ada-diag", "ada-fd", "fast-ada-fd-da", "ada-gp", "fast-rfd-son", "oja-son", "rp-son"}) {
+    SCOPED_TRACE(algorithm);
+    LearnerSpec spec;
+    spec.algorithm = algorithm;
+    spec.ell = 4;
+    auto a = make_learner(comm, uniform, spec);
+    auto b = make_learner(comm, uneven, spec);
+    RowSlicer sa(uniform, comm.rank()), sb(uneven, comm.rank());
+    for (std::size_t i = 0; i < rows.labels.size(); ++i) {
+      const StepResult ra = a->step(sa.sparse(rows.indices[i], rows.values[i]), rows.labels[i]);
+      const StepResult rb = b->step(sb.sparse(rows.indices[i], rows.values[i]), rows.labels[i]);
+      ASSERT_NEAR(ra.loss, rb.loss, 1e-10 * (1.0 + std::abs(ra.loss))) << i;
+    }
+    EXPECT_LT(test::relative_max_diff(global_weights(*b), global_weights(*a)), 1e-10);
+  }
+}
+
+TEST(LearnerApi, MemorySourceTrainsAsSteppingDoes) {
+  const Communicator comm = world();
+  const GlobalRows rows = make_rows(15, 80, 11);
+  const BlockPartition partition(uneven_sizes(rows.d, comm.size()));
+  const int rank = comm.rank();
+  const index_t local = partition.size(rank), begin = partition.begin(rank);
+  // The first 30 examples as a dense batch, the rest as CSR, each rank its own columns.
+  const std::size_t split = 30;
+  std::vector<double> dense_labels(rows.labels.begin(), rows.labels.begin() + split);
+  std::vector<double> dense(split * static_cast<std::size_t>(local), 0.0);
+  std::vector<double> csr_labels(rows.labels.begin() + split, rows.labels.end());
+  std::vector<index_t> offsets{0}, indices;
+  std::vector<double> values;
+  for (std::size_t i = 0; i < rows.labels.size(); ++i)
+    for (std::size_t n = 0; n < rows.indices[i].size(); ++n) {
+      const index_t j = rows.indices[i][n] - begin;
+      if (j < 0 || j >= local) continue;
+      if (i < split) {
+        dense[i * static_cast<std::size_t>(local) + static_cast<std::size_t>(j)] = rows.values[i][n];
+      } else {
+        indices.push_back(j);
+        values.push_back(rows.values[i][n]);
+      }
+    }
+  for (std::size_t i = split; i < rows.labels.size(); ++i) {
+    index_t end = offsets.back();
+    for (const index_t g : rows.indices[i])
+      if (g >= begin && g < begin + local) ++end;
+    offsets.push_back(end);
+  }
+  MemorySource source(comm, partition);
+  source.add_dense(dense_labels, dense);
+  source.add_csr(csr_labels, offsets, indices, values);
+  EXPECT_EQ(source.size(), static_cast<index_t>(rows.labels.size()));
+
+  LearnerSpec spec;
+  spec.algorithm = "fast-rfd-son";
+  spec.ell = 4;
+  spec.form = "dense";  // the dense batch and the sparse one share one sketch form
+  auto trained = make_learner(comm, partition, spec);
+  TrainingOptions options;
+  options.passes = 2;
+  const TrainingStats stats = train(*trained, source, LabelMap(LabelMap::Kind::plus_minus_one), options);
+  EXPECT_EQ(stats.examples, 2 * source.size());
+
+  // The same two passes, stepped by hand from the global rows.
+  auto stepped = make_learner(comm, partition, spec);
+  RowSlicer slicer(partition, rank);
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t i = 0; i < rows.labels.size(); ++i) stepped->step(slicer.sparse(rows.indices[i], rows.values[i]), rows.labels[i]);
+  EXPECT_LT(test::relative_max_diff(global_weights(*trained), global_weights(*stepped)), 1e-10);
+
+  // skip() lands where next() would.
+  Example e;
+  source.rewind();
+  EXPECT_EQ(source.skip(42), 42);
+  ASSERT_TRUE(source.next(e));
+  EXPECT_EQ(e.position, 43);
+  EXPECT_EQ(e.label, rows.labels[42]);
+  EXPECT_EQ(source.skip(1000), source.size() - 43);
+  EXPECT_FALSE(source.next(e));
+}
+
+TEST(LearnerApi, MemorySourceRefusesBadBatchesOnEveryRank) {
+  const Communicator comm = world();
+  const BlockPartition partition(10, comm.size());
+  const index_t local = partition.size(comm.rank());
+  MemorySource source(comm, partition);
+  const std::vector<double> labels{1.0, -1.0};
+  EXPECT_THROW(source.add_dense(labels, std::vector<double>(static_cast<std::size_t>(2 * local) + 1, 0.0)), InvalidArgument);
+  // Only the last rank's batch is wrong (descending indices): every rank throws.
+  const bool bad = comm.rank() == comm.size() - 1 && local >= 2;
+  const std::vector<index_t> offsets{0, bad ? 2 : 0, bad ? 2 : 0};
+  const std::vector<index_t> indices = bad ? std::vector<index_t>{1, 0} : std::vector<index_t>{};
+  const std::vector<double> values(indices.size(), 1.0);
+  if (comm.allreduce_max(index_t{bad ? 1 : 0}) != 0) {
+    EXPECT_THROW(source.add_csr(labels, offsets, indices, values), InvalidArgument);
+  }
+  // Different labels on different ranks.
+  if (comm.size() > 1) {
+    const std::vector<double> mine{comm.rank() == 0 ? 1.0 : -1.0};
+    EXPECT_THROW(source.add_dense(mine, std::vector<double>(static_cast<std::size_t>(local), 0.0)), InvalidArgument);
+  }
+  EXPECT_EQ(source.size(), 0);
+}
+
+}  // namespace
+}  // namespace adasketch
