@@ -7,7 +7,7 @@ build="${1:-$here/build}"
 shift $(($# > 0 ? 1 : 0))
 
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libopenblas-dev liblapacke-dev
-          libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf)
+          libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,116 @@
+/* adasketch's C interface (for C codes, and for Fortran through the adasketch module).
+ *
+ * Opaque handles; every call returns an adasketch_status, and adasketch_last_error() the message of
+ * the calling thread's last failed call. A learner lives on the caller's communicator (a Fortran code
+ * passes its handle to the *_f variants, which convert it with MPI_Comm_f2c); calls marked
+ * "collective" must be made by every rank of it, in the same order. Errors of collective calls are
+ * detected identically on every rank (bad specs and sizes, files, diverging models), so every rank
+ * returns the same status; a NULL pointer where data is needed is reported by the rank that passed it
+ * alone (a programming error: the other ranks may then wait in the collective).
+ *
+ * Each rank passes its own block of an example's features: local features [begin, end) of
+ * adasketch_learner_local_range, dense (end − begin values) or sparse (ascending local indices).
+ * Labels follow the loss: ±1 for binary losses, 0 … K−1 for softmax, any real for regression. */
+#ifndef ADASKETCH_ADASKETCH_H
+#define ADASKETCH_ADASKETCH_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum adasketch_status {
+  ADASKETCH_OK = 0,
+  ADASKETCH_INVALID_ARGUMENT = 1, /* a violated condition on an argument */
+  ADASKETCH_INPUT_ERROR = 2,      /* a missing, foreign or corrupt file */
+  ADASKETCH_NUMERIC_ERROR = 3,    /* a non-finite score, loss or weight */
+  ADASKETCH_MPI_ERROR = 4,
+  ADASKETCH_LAPACK_ERROR = 5,
+  ADASKETCH_ERROR = 6             /* anything else (I/O, memory) */
+} adasketch_status;
+
+/* The message of the calling thread's last failed call; "" when the last call succeeded. */
+const char* adasketch_last_error(void);
+/* "MAJOR.MINOR.PATCH". */
+const char* adasketch_version(void);
+
+/* The hyperparameters of make_learner (C++ LearnerSpec). Strings are copied by the create calls. */
+typedef struct adasketch_spec {
+  const char* algorithm;    /* ada-diag, ada-fd, fast-ada-fd, ada-gp, ada-dp (and -da forms), fd-son,
+                               fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son */
+  const char* loss;         /* squared, absolute, logistic, hinge, squared-hinge, softmax */
+  int classes;              /* K for softmax */
+  int64_t ell;              /* sketch size */
+  double eta, delta, alpha0, C, sigma;
+  const char* eta_schedule; /* constant, inv-t, inv-sqrt-t */
+  uint64_t seed;
+  const char* form;         /* auto, dense, sparse */
+} adasketch_spec;
+
+/* The library's defaults (the same as the C++ options structs and `adasketch train`). */
+void adasketch_spec_defaults(adasketch_spec* spec);
+
+typedef struct adasketch_learner adasketch_learner;
+
+/* Collective. d features split uniformly over the ranks of comm. */
+adasketch_status adasketch_learner_create(MPI_Comm comm, int64_t dim, const adasketch_spec* spec,
+                                          adasketch_learner** learner);
+/* Collective. The caller's split: this rank owns local_dim features, after those of the lower ranks. */
+adasketch_status adasketch_learner_create_local(MPI_Comm comm, int64_t local_dim, const adasketch_spec* spec,
+                                                adasketch_learner** learner);
+/* The same with a Fortran communicator handle. */
+adasketch_status adasketch_learner_create_f(MPI_Fint comm, int64_t dim, const adasketch_spec* spec,
+                                            adasketch_learner** learner);
+adasketch_status adasketch_learner_create_local_f(MPI_Fint comm, int64_t local_dim, const adasketch_spec* spec,
+                                                  adasketch_learner** learner);
+/* Local. Frees the learner (NULL is allowed). */
+void adasketch_learner_free(adasketch_learner* learner);
+
+/* Local. This rank's features [*begin, *end), d, the scores per example K and the steps so far. */
+adasketch_status adasketch_learner_local_range(const adasketch_learner* learner, int64_t* begin, int64_t* end);
+adasketch_status adasketch_learner_dim(const adasketch_learner* learner, int64_t* dim);
+adasketch_status adasketch_learner_outputs(const adasketch_learner* learner, int* outputs);
+adasketch_status adasketch_learner_steps(const adasketch_learner* learner, int64_t* steps);
+
+/* Collective. One online step on an example (its loss before the update and whether it was a
+ * mistake go to *loss and *mistake when they are not NULL). */
+adasketch_status adasketch_step_dense(adasketch_learner* learner, const double* x, double label, double* loss,
+                                      int* mistake);
+adasketch_status adasketch_step_sparse(adasketch_learner* learner, int64_t nnz, const int64_t* indices,
+                                       const double* values, double label, double* loss, int* mistake);
+/* Collective. n examples in order: x is n × (end − begin), row-major; adds to *mistakes when not NULL. */
+adasketch_status adasketch_step_dense_block(adasketch_learner* learner, int64_t n, const double* x,
+                                            const double* labels, int64_t* mistakes);
+
+/* Collective. The K scores of an example under the current weights. */
+adasketch_status adasketch_predict_dense(const adasketch_learner* learner, const double* x, double* scores);
+adasketch_status adasketch_predict_sparse(const adasketch_learner* learner, int64_t nnz, const int64_t* indices,
+                                          const double* values, double* scores);
+/* Local. This rank's rows of W: weights[j·K + k] = W[begin + j, k], (end − begin)·K values. */
+adasketch_status adasketch_weights(const adasketch_learner* learner, double* weights);
+
+/* Collective. A model file of the current weights (readable by `adasketch predict` at any rank count);
+ * labels as the loss takes them. */
+adasketch_status adasketch_save_model(const adasketch_learner* learner, const char* path);
+/* Collective. The learner's complete state after adasketch_learner_steps() examples, and its
+ * restoration into a learner created with the same spec and d (at any rank count). */
+adasketch_status adasketch_save_checkpoint(adasketch_learner* learner, const char* path);
+adasketch_status adasketch_load_checkpoint(adasketch_learner* learner, const char* path);
+
+/* A model file read back: scores for new examples. */
+typedef struct adasketch_model adasketch_model;
+/* Collective. */
+adasketch_status adasketch_model_load(MPI_Comm comm, const char* path, adasketch_model** model);
+adasketch_status adasketch_model_load_f(MPI_Fint comm, const char* path, adasketch_model** model);
+void adasketch_model_free(adasketch_model* model);
+adasketch_status adasketch_model_local_range(const adasketch_model* model, int64_t* begin, int64_t* end);
+/* Collective. */
+adasketch_status adasketch_model_predict_dense(const adasketch_model* model, const double* x, double* scores);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ADASKETCH_ADASKETCH_H */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The C and Fortran programs against the CLI at NP ranks: the same LIBSVM data, the
+# same learner and defaults, so the model files must be identical bytes (the CLI runs the C++ API's
+# training loop; the programs step through the C interface, or the Fortran module over it).
+# Usage: run.sh <adasketch> <mpiexec> <np> <program>...
+set -euo pipefail
+adasketch="$1"; mpiexec="$2"; np="$3"; shift 3
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+mpirun_() { "$mpiexec" -n "$np" --oversubscribe --allow-run-as-root "$@"; }
+"$adasketch" generate --data synthetic:sparse-classification:d=300,n=400,nnz=12,zipf=0.8,noise=0.05 \
+  --format libsvm --out "$work/data.svm" >/dev/null
+# The same examples as "label nnz j1 v1 j2 v2 ..." (the same value text) for the Fortran program.
+awk '{ printf "%s %d", $1, NF - 1; for (i = 2; i <= NF; ++i) { split($i, e, ":"); printf " %s %s", e[1], e[2] } print "" }' \
+  "$work/data.svm" >"$work/data.txt"
+for algorithm in fast-rfd-son ada-fd oja-son ada-diag; do
+  mpirun_ "$adasketch" train --algo "$algorithm" --ell 6 --data "$work/data.svm" --model "$work/cli.model" >/dev/null
+  for program in "$@"; do
+    name="$(basename "$program")"
+    case "$name" in *fortran*) input="$work/data.txt" ;; *) input="$work/data.svm" ;; esac
+    mpirun_ "$program" "$input" "$algorithm" 6 "$work/$name.model" "$work/$name.ckpt"
+    if ! cmp -s "$work/cli.model" "$work/$name.model"; then
+      echo "run.sh: $name's $algorithm model differs from the CLI's at $np ranks"; exit 1
+    fi
+  done
+done
+echo "run.sh: the models of $* equal the CLI's at $np ranks"

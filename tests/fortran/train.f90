@@ -1,0 +1,113 @@
+! The Fortran module end to end, at any rank count: reads examples ("label nnz j1 v1 j2 v2 ...", global
+! 1-based j, written by c_api/run.sh from the LIBSVM file), trains with adasketch_step_sparse, checks a
+! checkpoint round trip and saves the model for run.sh to compare with the CLI's.
+! Usage: train_fortran DATA ALGORITHM ELL MODEL CHECKPOINT
+program train_fortran
+  use, intrinsic :: iso_c_binding, only: c_int64_t, c_double
+  use mpi
+  use adasketch
+  implicit none
+  integer, parameter :: max_rows = 4096, max_nnz = 256
+  character(len=512) :: data, algorithm, ell_text, model, checkpoint
+  real(c_double) :: labels(max_rows), values(max_nnz, max_rows), v(max_nnz)
+  integer(c_int64_t) :: indices(max_nnz, max_rows), idx(max_nnz), dim, lo, hi, ell, steps
+  integer :: nnz(max_rows), n, i, e, k, status, ierr, rank, unit, io, differ
+  type(adasketch_learner) :: learner, resumed
+  real(c_double), allocatable :: a(:), b(:)
+  character(len=:), allocatable :: message
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call get_command_argument(1, data)
+  call get_command_argument(2, algorithm)
+  call get_command_argument(3, ell_text)
+  call get_command_argument(4, model)
+  call get_command_argument(5, checkpoint)
+  read (ell_text, *) ell
+
+  open (newunit=unit, file=trim(data), status='old', action='read')
+  n = 0
+  dim = 0
+  do
+    read (unit, *, iostat=io) labels(n + 1), nnz(n + 1), (indices(e, n + 1), values(e, n + 1), e = 1, nnz(n + 1))
+    if (io /= 0) exit
+    n = n + 1
+    if (nnz(n) > 0) dim = max(dim, indices(nnz(n), n))
+    if (n == max_rows) exit
+  end do
+  close (unit)
+
+  call adasketch_create(learner, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell)
+  call check('adasketch_create')
+  call adasketch_local_range(learner, lo, hi, status)
+  call check('adasketch_local_range')
+  do i = 1, n
+    call local_entries(i)
+    call adasketch_step_sparse(learner, idx(1:k), v(1:k), labels(i), status)
+    call check('adasketch_step_sparse')
+    if (i == n / 2) then
+      call adasketch_save_checkpoint(learner, trim(checkpoint), status)
+      call check('adasketch_save_checkpoint')
+    end if
+  end do
+  call adasketch_save_model(learner, trim(model), status)
+  call check('adasketch_save_model')
+
+  ! Restored from the checkpoint after n/2 examples and trained on the rest: the same weights.
+  call adasketch_create(resumed, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell)
+  call check('adasketch_create')
+  call adasketch_load_checkpoint(resumed, trim(checkpoint), status)
+  call check('adasketch_load_checkpoint')
+  call adasketch_steps(resumed, steps, status)
+  do i = int(steps) + 1, n
+    call local_entries(i)
+    call adasketch_step_sparse(resumed, idx(1:k), v(1:k), labels(i), status)
+    call check('adasketch_step_sparse (resumed)')
+  end do
+  allocate (a(max(hi - lo + 1, 0_c_int64_t)), b(max(hi - lo + 1, 0_c_int64_t)))
+  call adasketch_weights(learner, a, status)
+  call adasketch_weights(resumed, b, status)
+  differ = merge(1, 0, any(transfer(a, [0_c_int64_t]) /= transfer(b, [0_c_int64_t])) .or. steps /= n / 2)  ! bit for bit
+  call MPI_Allreduce(MPI_IN_PLACE, differ, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  if (differ /= 0) then
+    print '(a)', 'train_fortran: the resumed learner differs'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+
+  ! An unknown algorithm: a status and a message.
+  call adasketch_free(resumed)
+  call adasketch_create(resumed, MPI_COMM_WORLD, dim, 'no-such-learner', status)
+  message = adasketch_last_error()
+  if (status == ADASKETCH_OK .or. index(message, 'unknown algorithm') == 0) then
+    print '(a)', 'train_fortran: an unknown algorithm was not refused'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+
+  if (rank == 0) print '(a, a, a, i0, a)', 'train_fortran: ', trim(algorithm), ', ', n, ' examples'
+  call adasketch_free(learner)
+  call MPI_Finalize(ierr)
+
+contains
+
+  ! Row i's entries on this rank, as 1-based local indices.
+  subroutine local_entries(i)
+    integer, intent(in) :: i
+    k = 0
+    do e = 1, nnz(i)
+      if (indices(e, i) >= lo .and. indices(e, i) <= hi) then
+        k = k + 1
+        idx(k) = indices(e, i) - lo + 1
+        v(k) = values(e, i)
+      end if
+    end do
+  end subroutine local_entries
+
+  subroutine check(what)
+    character(len=*), intent(in) :: what
+    if (status /= ADASKETCH_OK) then
+      print '(a, a, a, a)', 'train_fortran: ', what, ': ', adasketch_last_error()
+      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    end if
+  end subroutine check
+
+end program train_fortran
