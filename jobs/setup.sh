@@ -7,7 +7,8 @@ build="${1:-$here/build}"
 shift $(($# > 0 ? 1 : 0))
 
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libopenblas-dev liblapacke-dev
-          libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran)
+          libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran
+          python3-dev pybind11-dev python3-mpi4py python3-numpy python3-scipy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,5 +21,6 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+# The Python module is built for Debian's python3, where the packages above put mpi4py and numpy.
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 "$@" >/dev/null
 cmake --build "$build" -j "$(nproc)"

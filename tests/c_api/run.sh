@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The C and Fortran programs against the CLI at NP ranks: the same LIBSVM data, the
+# The C, Fortran and Python programs against the CLI at NP ranks: the same LIBSVM data, the
 # same learner and defaults, so the model files must be identical bytes (the CLI runs the C++ API's
-# training loop; the programs step through the C interface, or the Fortran module over it).
+# training loop; the programs step through the C interface, the Fortran module over it, or the
+# Python module). A .py program runs under $ADASKETCH_PYTHON.
 # Usage: run.sh <adasketch> <mpiexec> <np> <program>...
 set -euo pipefail
 adasketch="$1"; mpiexec="$2"; np="$3"; shift 3
@@ -17,7 +18,9 @@ for algorithm in fast-rfd-son ada-fd oja-son ada-diag; do
   for program in "$@"; do
     name="$(basename "$program")"
     case "$name" in *fortran*) input="$work/data.txt" ;; *) input="$work/data.svm" ;; esac
-    mpirun_ "$program" "$input" "$algorithm" 6 "$work/$name.model" "$work/$name.ckpt"
+    runner=()
+    case "$name" in *.py) runner=("${ADASKETCH_PYTHON:?the Python interpreter of the module}") ;; esac
+    mpirun_ "${runner[@]}" "$program" "$input" "$algorithm" 6 "$work/$name.model" "$work/$name.ckpt"
     if ! cmp -s "$work/cli.model" "$work/$name.model"; then
       echo "run.sh: $name's $algorithm model differs from the CLI's at $np ranks"; exit 1
     fi

@@ -1,0 +1,197 @@
+// The Python module `adasketch` (pybind11): a learner on an mpi4py communicator with a
+// scikit-learn-like surface. Each rank passes its own columns of X (the features
+// [local_range[0], local_range[1]) of its block): a numpy array (n, local) or a scipy.sparse CSR
+// matrix with `local` columns. Errors raise ValueError (bad arguments), OSError (files),
+// FloatingPointError (non-finite values) or RuntimeError.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adasketch/error.hpp"
+#include "adasketch/io/checkpoint.hpp"
+#include "adasketch/io/linear_model.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/training/label_map.hpp"
+#include "adasketch/version.hpp"
+
+namespace py = pybind11;
+namespace as = adasketch;
+
+namespace {
+
+using Dense = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using Indices = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+
+// The MPI_Comm of an mpi4py communicator, through its Fortran handle (no mpi4py headers needed).
+MPI_Comm to_comm(const py::object& comm) { return MPI_Comm_f2c(comm.attr("py2f")().cast<MPI_Fint>()); }
+
+as::LabelMap natural_labels(const as::Loss& loss) {
+  if (loss.kind() == as::LossKind::softmax) return as::LabelMap(as::LabelMap::Kind::classes_from_zero, loss.outputs());
+  return as::LabelMap(loss.is_classification() ? as::LabelMap::Kind::plus_minus_one : as::LabelMap::Kind::real);
+}
+
+class PyLearner {
+ public:
+  PyLearner(const std::string& algorithm, as::index_t n_features, const py::object& comm, const std::string& loss,
+            int classes, as::index_t ell, double eta, double delta, double alpha0, double C, double sigma,
+            const std::string& eta_schedule, std::uint64_t seed, const std::string& form)
+      : comm_(to_comm(comm)) {
+    as::LearnerSpec spec;
+    spec.algorithm = algorithm;
+    spec.loss = loss;
+    spec.classes = classes;
+    spec.ell = ell;
+    spec.eta = eta;
+    spec.delta = delta;
+    spec.alpha0 = alpha0;
+    spec.C = C;
+    spec.sigma = sigma;
+    spec.eta_schedule = eta_schedule;
+    spec.seed = seed;
+    spec.form = form;
+    learner_ = as::make_learner(comm_, n_features, spec);
+  }
+
+  py::tuple local_range() const {
+    const int r = comm_.rank();
+    return py::make_tuple(learner_->partition().begin(r), learner_->partition().end(r));
+  }
+  as::index_t n_features() const { return learner_->partition().dim(); }
+  int n_outputs() const { return learner_->outputs(); }
+  as::index_t steps() const { return learner_->steps(); }
+  std::string name() const { return learner_->name(); }
+  bool classifies() const { return learner_->loss().is_classification(); }
+
+  /// Collective. One online step per row, in order; returns the online mistakes of these rows.
+  as::index_t partial_fit(const py::object& X, const py::object& y) {
+    const std::vector<double> labels = y.cast<std::vector<double>>();
+    as::index_t mistakes = 0;
+    for_each_row(X, static_cast<as::index_t>(labels.size()), [&](as::index_t i, const as::LocalRow& row) {
+      mistakes += learner_->step(row, labels[static_cast<std::size_t>(i)]).mistake ? 1 : 0;
+    });
+    return mistakes;
+  }
+
+  /// Collective. Scores Wᵀx: shape (n,), or (n, K) for softmax.
+  py::array_t<double> decision_function(const py::object& X) const {
+    const as::index_t n = rows_of(X);
+    const int K = learner_->outputs();
+    py::array_t<double> out(K == 1 ? std::vector<py::ssize_t>{n} : std::vector<py::ssize_t>{n, K});
+    double* scores = out.mutable_data();
+    for_each_row(X, n, [&](as::index_t i, const as::LocalRow& row) {
+      learner_->predict(row, std::span<double>(scores + i * K, static_cast<std::size_t>(K)));
+    });
+    return out;
+  }
+
+  /// Local. This rank's rows of W: shape (local,), or (local, K) for softmax.
+  py::array_t<double> coef() const {
+    const auto local = learner_->local_dim();
+    const int K = learner_->outputs();
+    py::array_t<double> out(K == 1 ? std::vector<py::ssize_t>{local} : std::vector<py::ssize_t>{local, K});
+    learner_->weights(std::span<double>(out.mutable_data(), static_cast<std::size_t>(local * K)));
+    return out;
+  }
+
+  void save_model(const std::string& path) const { as::save_model(*learner_, natural_labels(learner_->loss()), path); }
+  void save_checkpoint(const std::string& path) {
+    as::CheckpointRun run{natural_labels(learner_->loss()), {}, 1, "", 0};
+    run.state.position = run.state.examples = learner_->steps();
+    as::save_checkpoint(path, *learner_, run);
+  }
+  void load_checkpoint(const std::string& path) { as::load_checkpoint(path, *learner_); }
+
+ private:
+  as::index_t rows_of(const py::object& X) const {
+    return py::hasattr(X, "indptr") ? X.attr("shape").cast<py::tuple>()[0].cast<as::index_t>()
+                                    : Dense::ensure(X).shape(0);
+  }
+
+  // Calls f(i, row i of X) for the rows of a numpy array or a scipy.sparse CSR matrix.
+  template <class F>
+  void for_each_row(const py::object& X, as::index_t n, F&& f) const {
+    const auto local = learner_->local_dim();
+    if (py::hasattr(X, "indptr")) {
+      if (X.attr("format").cast<std::string>() != "csr") throw as::InvalidArgument("X: a sparse matrix must be CSR");
+      const auto shape = X.attr("shape").cast<py::tuple>();
+      if (shape[1].cast<as::index_t>() != local)
+        throw as::InvalidArgument("X has " + std::to_string(shape[1].cast<as::index_t>()) + " columns, this rank owns " +
+                                  std::to_string(local) + " features");
+      const Indices indptr = Indices::ensure(X.attr("indptr")), indices = Indices::ensure(X.attr("indices"));
+      const Dense data = Dense::ensure(X.attr("data"));
+      if (n != shape[0].cast<as::index_t>()) throw as::InvalidArgument("X and y differ in length");
+      for (as::index_t i = 0; i < n; ++i) {
+        const auto first = indptr.at(i), last = indptr.at(i + 1);
+        const auto count = static_cast<std::size_t>(last - first);
+        // CSR from scipy may leave the indices of a row unsorted; the learner checks nothing here.
+        for (auto e = first + 1; e < last; ++e)
+          if (indices.at(e) <= indices.at(e - 1)) throw as::InvalidArgument("X: call X.sort_indices() first");
+        f(i, as::LocalRow::sparse(std::span<const as::index_t>(indices.data() + first, count),
+                                  std::span<const double>(data.data() + first, count)));
+      }
+    } else {
+      const Dense a = Dense::ensure(X);
+      if (!a || a.ndim() != 2 || a.shape(1) != local)
+        throw as::InvalidArgument("X must be a 2-D array with " + std::to_string(local) + " columns (this rank's features)");
+      if (a.shape(0) != n) throw as::InvalidArgument("X and y differ in length");
+      for (as::index_t i = 0; i < n; ++i)
+        f(i, as::LocalRow::dense(std::span<const double>(a.data() + i * local, static_cast<std::size_t>(local))));
+    }
+  }
+
+  as::Communicator comm_;
+  std::unique_ptr<as::Learner> learner_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(adasketch, m) {
+  m.doc() = "Sketched full-matrix adaptive online learning (AdaGrad, Online Newton Step) over MPI";
+  m.attr("__version__") = as::version();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const as::InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const as::InputError& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const as::NumericError& e) {
+      PyErr_SetString(PyExc_FloatingPointError, e.what());
+    }
+  });
+  const as::LearnerSpec d;  // the library's defaults
+  py::class_<PyLearner>(m, "Learner",
+                        "An online learner on the ranks of `comm` (an mpi4py communicator); features split "
+                        "uniformly, this rank's are local_range. Calls other than coef_ are collective.")
+      .def(py::init<const std::string&, as::index_t, const py::object&, const std::string&, int, as::index_t, double,
+                    double, double, double, double, const std::string&, std::uint64_t, const std::string&>(),
+           py::arg("algorithm"), py::arg("n_features"), py::arg("comm"), py::arg("loss") = d.loss,
+           py::arg("classes") = d.classes, py::arg("ell") = d.ell, py::arg("eta") = d.eta, py::arg("delta") = d.delta,
+           py::arg("alpha0") = d.alpha0, py::arg("C") = d.C, py::arg("sigma") = d.sigma,
+           py::arg("eta_schedule") = d.eta_schedule, py::arg("seed") = d.seed, py::arg("form") = d.form)
+      .def("partial_fit", &PyLearner::partial_fit, py::arg("X"), py::arg("y"),
+           "One online step per row of X (this rank's columns); returns the online mistakes.")
+      .def("decision_function", &PyLearner::decision_function, py::arg("X"))
+      .def(
+          "predict",
+          [](const PyLearner& self, const py::object& X) -> py::object {
+            py::object scores = self.decision_function(X);
+            if (self.n_outputs() > 1) return scores.attr("argmax")(py::arg("axis") = 1);
+            if (!self.classifies()) return scores;  // regression
+            return py::module_::import("numpy").attr("where")(scores.attr("__gt__")(0.0), 1.0, -1.0);
+          },
+          py::arg("X"), "±1 (binary losses; a zero score is −1), the argmax class (softmax), the score (regression).")
+      .def_property_readonly("coef_", &PyLearner::coef, "This rank's rows of W.")
+      .def_property_readonly("local_range", &PyLearner::local_range)
+      .def_property_readonly("n_features_in_", &PyLearner::n_features)
+      .def_property_readonly("steps", &PyLearner::steps)
+      .def_property_readonly("name", &PyLearner::name)
+      .def("save_model", &PyLearner::save_model, py::arg("path"))
+      .def("save_checkpoint", &PyLearner::save_checkpoint, py::arg("path"))
+      .def("load_checkpoint", &PyLearner::load_checkpoint, py::arg("path"));
+}
