@@ -2,6 +2,10 @@
 # The installed package as downstream projects use it, each consumer run at 1, 2 and 3 ranks:
 #   static: the build tree's libadasketch.a installed, then a CXX-only CMake project
 #           (find_package) and a pkg-config build (`pkg-config --static`);
+#           Also, against the static prefix: the C program of tests/c_api built with pkg-config, the
+#           Fortran program of tests/fortran as a CMake project (when the module was installed) and
+#           the Python program with the installed module (when it was), each run on a small LIBSVM
+#           file at 1, 2 and 3 ranks (each checks its own results);
 #   shared: the library alone rebuilt from the sources with BUILD_SHARED_LIBS=ON (no drivers, no
 #           tests), installed, then the same two consumers (pkg-config without --static), and a
 #           check that the consumer really loads libadasketch.so.
@@ -14,12 +18,13 @@ sanitize="$(grep -E '^ADASKETCH_SANITIZE:' "$build/CMakeCache.txt" | cut -d= -f2
 cxx_flags=""  # the sanitizer round builds every consumer, and the shared library, instrumented
 case "$sanitize" in ON|on|TRUE|true|1) cxx_flags="-fsanitize=address,undefined" ;; *) sanitize=OFF ;; esac
 
-run_everywhere() {  # <what> <program>
+run_everywhere() {  # <what> <program> [arguments...]
+  local what="$1"; shift
   for np in 1 2 3; do
-    if ! out=$("$mpiexec" -n "$np" --oversubscribe --allow-run-as-root "$2" 2>&1); then
-      echo "install_consumer: $1 at $np ranks failed:"; echo "$out"; exit 1
+    if ! out=$("$mpiexec" -n "$np" --oversubscribe --allow-run-as-root "$@" 2>&1); then
+      echo "install_consumer: $what at $np ranks failed:"; echo "$out"; exit 1
     fi
-    echo "$1, $np ranks: $out"
+    echo "$what, $np ranks: $out"
   done
 }
 
@@ -42,6 +47,28 @@ cmake --install "$build" --prefix "$work/static" >/dev/null
 test -x "$work/static/bin/adasketch"
 test -f "$work/static/lib/libadasketch.a"
 consumers "$work/static" static --static
+
+# The C, Fortran and Python interfaces as installed.
+"$work/static/bin/adasketch" generate --data synthetic:sparse-classification:d=200,n=300,nnz=10 --format libsvm \
+  --out "$work/data.svm" >/dev/null
+awk '{ printf "%s %d", $1, NF - 1; for (i = 2; i <= NF; ++i) { split($i, e, ":"); printf " %s %s", e[1], e[2] } print "" }' \
+  "$work/data.svm" >"$work/data.txt"
+pc_static="$(dirname "$(find "$work/static" -name adasketch.pc | head -1)")"
+# shellcheck disable=SC2046,SC2086
+mpicc -std=c11 $cxx_flags "$source/tests/c_api/train.c" -o "$work/train_c" \
+  $(PKG_CONFIG_PATH="$pc_static" pkg-config --cflags --libs --static adasketch) -lm
+run_everywhere "installed C program" "$work/train_c" "$work/data.svm" fast-rfd-son 5 "$work/c.model" "$work/c.ckpt"
+if [ -f "$work/static/include/adasketch/fortran/adasketch.mod" ]; then
+  cmake -S "$here/fortran" -B "$work/fortran" -DCMAKE_PREFIX_PATH="$work/static" >/dev/null
+  cmake --build "$work/fortran" >/dev/null
+  run_everywhere "installed Fortran program" "$work/fortran/train_fortran" "$work/data.txt" ada-fd 5 "$work/f.model" "$work/f.ckpt"
+fi
+site="$(find "$work/static" -name 'adasketch.cpython-*.so' -printf '%h\n' | head -1)"
+if [ -n "$site" ] && [ -n "${ADASKETCH_PYTHON:-}" ]; then
+  export PYTHONPATH="$site"
+  run_everywhere "installed Python module" "$ADASKETCH_PYTHON" \
+    "$source/python/tests/train_python.py" "$work/data.svm" oja-son 5 "$work/p.model" "$work/p.ckpt"
+fi
 
 # Shared: the library alone.
 cmake -S "$source" -B "$work/shared-build" -DBUILD_SHARED_LIBS=ON -DADASKETCH_BUILD_DRIVERS=OFF \
