@@ -18,9 +18,9 @@ index_t rebases_of(const Learner& learner) { return learner.sketch() != nullptr 
 }  // namespace
 
 FormComparison compare_forms(const Communicator& comm, LearnerSpec spec, BenchExamples& examples, index_t steps) {
-  spec.form = "sparse";
+  spec.form = FormChoice::sparse;
   const std::unique_ptr<Learner> sparse = make_learner(comm, examples.dim(), spec);
-  spec.form = "dense";
+  spec.form = FormChoice::dense;
   const std::unique_ptr<Learner> dense = make_learner(comm, examples.dim(), spec);
   const LabelMap labels = LabelMap::infer(dense->loss(), examples.labels().min, examples.labels().max);
   FormComparison c;

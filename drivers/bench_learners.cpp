@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,7 +105,7 @@ index_t positive(const OptionParser& opts, const std::string& name, index_t min)
 
 struct Measurement {
   std::string algorithm, loss, buffer;  ///< buffer: "sketch" or "weights"
-  std::string form;                     ///< the sketch form the learner took (auto: no sketch)
+  FormChoice form = FormChoice::automatic;  ///< the sketch form the learner took (automatic: no sketch)
   index_t buffer_rows = 0;              ///< R (sketch) or K (weights)
   double buffer_bytes = 0.0;            ///< the largest rank's
   double seconds_per_example = 0.0, read_seconds = 0.0, mpi_seconds_per_example = 0.0;
@@ -177,7 +178,7 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
 
 void print_row(const Measurement& m) {
   std::printf("  %-15s %-9s %-6s %11.4g %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n", m.algorithm.c_str(),
-              m.loss.c_str(), m.form == "auto" ? "-" : m.form.c_str(), m.seconds_per_example,
+              m.loss.c_str(), m.form == FormChoice::automatic ? "-" : to_string(m.form).c_str(), m.seconds_per_example,
               m.mean_seconds_per_example, m.buffer_bytes / 1e6, m.read_seconds, m.seconds_per_example / m.read_seconds,
               100.0 * m.mpi_seconds_per_example / m.mean_seconds_per_example, m.allreduce_calls_per_example, m.mean_loss);
   std::fflush(stdout);
@@ -188,7 +189,7 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
   j.member("algorithm", m.algorithm);
   j.member("loss", m.loss);
   j.key("form");
-  m.form != "auto" ? j.value(m.form) : j.null();
+  m.form != FormChoice::automatic ? j.value(to_string(m.form)) : j.null();
   j.member("examples", timed);
   j.member("seconds_per_example", m.seconds_per_example);
   j.member("mean_seconds_per_example", m.mean_seconds_per_example);
@@ -261,9 +262,9 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   const index_t pool = positive(opts, "pool", 0), examples_option = positive(opts, "examples", 0);
   const index_t nnz = positive(opts, "nnz", 0);
   if (!data.empty() && opts.given("nnz")) throw InvalidArgument("option --nnz: only for synthetic rows, not with --data");
-  const std::string form = opts.text("form");
+  FormChoice form = FormChoice::automatic;
   try {
-    (void)parse_form_choice(form);
+    form = from_string<FormChoice>(opts.text("form"));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("option --form: ") + e.what());
   }
@@ -271,13 +272,14 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   const index_t rounds = positive(opts, "rounds", 1);
   const index_t dim = data.empty() ? positive(opts, "dim", 1) : (opts.given("dim") ? positive(opts, "dim", 1) : 0);
   if (!data.empty() && opts.given("pool")) throw InvalidArgument("option --pool: only for synthetic rows, not with --data");
+  std::optional<LossKind> loss;
   if (opts.given("loss")) {
     try {
-      (void)Loss(opts.text("loss"));
+      loss = from_string<LossKind>(opts.text("loss"));
     } catch (const InvalidArgument& e) {
       throw InvalidArgument(std::string("option --loss: ") + e.what());
     }
-    if (data.empty() && opts.text("loss") == "softmax")
+    if (data.empty() && *loss == LossKind::softmax)
       throw InvalidArgument("option --loss: softmax needs class labels from --data (the synthetic labels are ±1)");
   }
   check_writable(comm, report, "option --report", true);
@@ -291,8 +293,8 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   for (const std::string& name : algorithms) {
     LearnerSpec spec;
     spec.algorithm = name;
-    spec.loss = opts.given("loss") ? opts.text("loss") : (name.ends_with("-son") ? "squared" : "logistic");
-    if (spec.loss == "softmax")
+    spec.loss = loss ? *loss : name.ends_with("-son") ? LossKind::squared : LossKind::logistic;
+    if (spec.loss == LossKind::softmax)
       spec.classes = LabelMap::softmax_classes(data, examples.labels().min, examples.labels().max,
                                                examples.labels().integral);
     spec.ell = ell;

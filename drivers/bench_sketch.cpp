@@ -65,7 +65,11 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   const std::string report = opts.text("report");
   check_writable(comm, report, "option --report", true);
   SketchSpec spec;
-  spec.method = opts.text("method");
+  try {
+    spec.kind = from_string<SketchKind>(opts.text("method"));
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("option --method: ") + e.what());
+  }
   spec.ell = opts.integer("ell");
   spec.seed = opts.unsigned_integer("seed");
   std::unique_ptr<Sketch> sketch = make_sketch(comm, dim, spec);
@@ -152,7 +156,8 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
 
   if (comm.rank() == 0) {
     std::printf("%s: %s, d = %lld, ℓ = %lld (buffer R = %lld rows), %lld rows, %d rank%s, d_p = %lld\n",
-                kBenchProgram, spec.method.c_str(), static_cast<long long>(dim), static_cast<long long>(spec.ell),
+                kBenchProgram, to_string(spec.kind).c_str(), static_cast<long long>(dim),
+                static_cast<long long>(spec.ell),
                 static_cast<long long>(R), static_cast<long long>(rows), comm.size(), comm.size() == 1 ? "" : "s",
                 static_cast<long long>(max_dp));
     if (pool > 0)
@@ -169,7 +174,8 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     std::printf("    local inserts  %.6g ms  (%4.1f%%)  amortized over all rows\n", local_insert * 1e3,
                 100 * local_insert * share);
     std::printf("    %-14s %.6g ms  (%4.1f%%)  amortized; %.0f steps, %.6g ms each, of which MPI %.6g ms\n",
-                spec.method.ends_with("fd") ? "shrinks" : "refreshes", collective_insert * 1e3,
+                spec.kind != SketchKind::rp && spec.kind != SketchKind::oja ? "shrinks" : "refreshes",
+                collective_insert * 1e3,
                 100 * collective_insert * share, steps, steps > 0 ? collective_insert * n / steps * 1e3 : 0.0,
                 steps > 0 ? collective_mpi * n / steps * 1e3 : 0.0);
     if (mpi_measured)
@@ -191,7 +197,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     if (comm.rank() == 0) {
       JsonWriter j;
       begin_report(j, "bench-sketch", opts);
-      j.member("algorithm", spec.method);
+      j.member("algorithm", to_string(spec.kind));
       j.member("ranks", comm.size());
       j.member("d", dim);
       j.member("local_dim_max", max_dp);

@@ -90,22 +90,23 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   const std::string path = opts.text("resume");
   CheckpointHeader h = read_checkpoint_header(comm, path);
   const LearnerSpec& s = h.spec;
-  for (const auto& [option, saved] : {std::pair<const char*, std::string>{"algo", s.algorithm}, {"loss", s.loss}})
+  for (const auto& [option, saved] :
+       {std::pair<const char*, std::string>{"algo", s.algorithm}, {"loss", to_string(s.loss)}})
     if (opts.given(option) && opts.text(option) != saved) differs(option, opts.text(option), saved, path);
   if (opts.given("dim") && opts.integer("dim") != h.dim)
     throw InvalidArgument("option --dim " + opts.text("dim") + ": the checkpoint '" + path + "' has d = " +
                           std::to_string(h.dim));
   opts.set_default("algo", s.algorithm);
-  opts.set_default("loss", s.loss);
+  opts.set_default("loss", to_string(s.loss));
   opts.set_default("ell", std::to_string(s.ell));
   opts.set_default("eta", exact(s.eta));
   opts.set_default("delta", exact(s.delta));
   opts.set_default("alpha0", exact(s.alpha0));
   opts.set_default("C", exact(s.C));
   opts.set_default("sigma", exact(s.sigma));
-  opts.set_default("eta-schedule", s.eta_schedule);
+  opts.set_default("eta-schedule", to_string(s.eta_schedule));
   opts.set_default("seed", std::to_string(s.seed));
-  opts.set_default("form", s.form);
+  opts.set_default("form", to_string(s.form));
   opts.set_default("passes", std::to_string(h.run.passes));
   opts.set_default("dim", std::to_string(h.dim));
   return h;

@@ -1,7 +1,6 @@
 // `adasketch sketch`: stream a data file into a sketch and into the exact covariance AᵀA, then
 // report the sketch's exact relative spectral error against the FD (or RFD) bound.
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -25,8 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::array<const char*, 6> kMethods{"fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja"};
-
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -49,6 +46,7 @@ OptionParser make_parser() {
 }
 
 struct Results {
+  SketchKind kind = SketchKind::fd;
   std::string format;
   index_t dim = 0, rows = 0, buffer_rows = 0, k = 0;
   double alpha = 0.0;
@@ -62,7 +60,7 @@ struct Results {
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 void print_summary(const OptionParser& opts, const Communicator& comm, const Results& r) {
-  const std::string method = opts.text("method");
+  const std::string method = to_string(r.kind);
   std::printf("adasketch sketch: %s, ℓ = %lld, %d rank%s\n", method.c_str(),
               static_cast<long long>(opts.integer("ell")), comm.size(), comm.size() == 1 ? "" : "s");
   std::printf("  data          %s (%s): d = %lld, rows = %lld\n", opts.text("data").c_str(), r.format.c_str(),
@@ -87,7 +85,7 @@ void print_summary(const OptionParser& opts, const Communicator& comm, const Res
 std::string report_json(const OptionParser& opts, const Communicator& comm, const Results& r) {
   JsonWriter j;
   begin_report(j, "sketch", opts);
-  j.member("algorithm", opts.text("method"));
+  j.member("algorithm", to_string(r.kind));
   j.member("ranks", comm.size());
   j.member("format", r.format);
   j.member("d", r.dim);
@@ -124,10 +122,11 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   OptionParser opts = make_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
   SketchSpec spec;
-  spec.method = opts.text("method");
-  if (std::find(kMethods.begin(), kMethods.end(), spec.method) == kMethods.end())
-    throw InvalidArgument("option --method: unknown method '" + spec.method +
-                          "' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");
+  try {
+    spec.kind = from_string<SketchKind>(opts.text("method"));
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("option --method: ") + e.what());
+  }
   spec.ell = opts.integer("ell");
   if (spec.ell <= 0) throw InvalidArgument("option --ell: must be a positive integer, got " + opts.text("ell"));
   spec.seed = opts.unsigned_integer("seed");
@@ -142,6 +141,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, report, "option --report", true);
 
   Results r;
+  r.kind = spec.kind;
   DataInput data = open_data(comm, path, dim_option, "option --data", "option --dim");
   r.format = data.format;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
@@ -149,7 +149,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   if (r.dim > INT_MAX)  // ScaLAPACK's int dimensions
     throw InputError(path, 0, "d = " + std::to_string(r.dim) + " is too large for the exact d × d covariance (at most 2^31 - 1)");
   const std::string sizes = "d = " + std::to_string(r.dim) + ", ell = " + std::to_string(spec.ell);
-  std::unique_ptr<Sketch> sketch = with_memory_context("the " + spec.method + " sketch (" + sizes + ")",
+  std::unique_ptr<Sketch> sketch = with_memory_context("the " + to_string(spec.kind) + " sketch (" + sizes + ")",
                                                        [&] { return make_sketch(comm, r.dim, spec); });
   const BlockPartition& sp = sketch->partition();
   const BlockPartition& dp = source->partition();
@@ -187,7 +187,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
 
   // The bound of docs/design.md §2 at k = ⌊ℓ/2⌋: ‖A − A_k‖²_F/(ℓ − k), halved for RFD. The fast variants
   // use the same ℓ (the shrink index), not their 2ℓ buffer.
-  const bool regularized = spec.method.ends_with("rfd");
+  const bool regularized = spec.kind == SketchKind::rfd || spec.kind == SketchKind::fast_rfd;
   r.k = spec.ell / 2;
   r.bound = r.error.fd_bound(r.k, spec.ell, regularized);
   r.bound_name = regularized ? "RFD" : "FD";
@@ -195,7 +195,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   // The guarantees hold for FD and RFD with or without the doubled buffer (the error compares
   // α₀I + AᵀA with αI + BᵀB, so α₀ does not change it); rp and oja are compared with the FD bound
   // for reference only.
-  r.bound_guaranteed = spec.method != "rp" && spec.method != "oja";
+  r.bound_guaranteed = spec.kind != SketchKind::rp && spec.kind != SketchKind::oja;
   // Round-off allowance: the error is computed from d×d eigenvalues of size up to ‖A‖₂².
   r.within_bound = r.error.spectral_error <= r.bound + 1e-9 * r.error.a_norm2;
   r.wall_seconds = comm.allreduce_max(seconds_since(wall_start));

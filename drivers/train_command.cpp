@@ -55,21 +55,22 @@ OptionParser make_parser() {
              "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
              "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son (required unless --resume)");
   p.required("data", OptionType::String, "DATA", "training examples: a file or a synthetic spec");
-  p.optional("loss", OptionType::String, "L", d.loss, "squared, absolute, logistic, hinge, squared-hinge or softmax");
+  p.optional("loss", OptionType::String, "L", to_string(d.loss),
+             "squared, absolute, logistic, hinge, squared-hinge or softmax");
   p.optional("ell", OptionType::Integer, "N", std::to_string(d.ell), "sketch size ℓ ≥ 1 (sketched learners)");
   p.optional("eta", OptionType::Real, "ETA", number_text(d.eta), "AdaGrad step size η; SON: scale of the η_t schedule");
   p.optional("delta", OptionType::Real, "DELTA", number_text(d.delta), "AdaGrad δ (σ in the ADA-GP/DP paper)");
   p.optional("alpha0", OptionType::Real, "A", number_text(d.alpha0), "SON α; RFD-SON α₀");
   p.optional("C", OptionType::Real, "C", number_text(d.C), "SON projection radius: K_t = {w : |wᵀx_t| ≤ C}");
   p.optional("sigma", OptionType::Real, "SIGMA", number_text(d.sigma), "SON curvature σ_t (constant)");
-  p.optional("eta-schedule", OptionType::String, "S", d.eta_schedule,
+  p.optional("eta-schedule", OptionType::String, "S", to_string(d.eta_schedule),
              "SON η_t: constant (η), inv-t (η/t) or inv-sqrt-t (η/√t)");
   p.optional("passes", OptionType::Integer, "P", "1", "passes over the training data, ≥ 1");
   p.optional("test", "DATA", "test examples, scored after training (a LIBSVM file is read with the training d)");
   p.optional("dim", OptionType::Integer, "D", "0",
              "number of features d; 0 takes the largest index of a LIBSVM file, the dense header's d or the spec's d");
   p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp and oja sketches");
-  p.optional("form", OptionType::String, "F", d.form,
+  p.optional("form", OptionType::String, "F", to_string(d.form),
              "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)");
   p.optional("model", "FILE", "save the trained model (format in the README; loadable at any rank count)");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
@@ -82,9 +83,8 @@ LearnerSpec spec_from(const OptionParser& opts) {
   spec.algorithm = opts.text("algo");
   if (spec.algorithm.empty())
     throw InvalidArgument("missing required option --algo NAME, or --resume FILE (see 'adasketch train --help')");
-  spec.loss = opts.text("loss");
   try {
-    (void)Loss(spec.loss);
+    spec.loss = from_string<LossKind>(opts.text("loss"));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("option --loss: ") + e.what());
   }
@@ -95,11 +95,14 @@ LearnerSpec spec_from(const OptionParser& opts) {
   spec.alpha0 = opts.real("alpha0");
   spec.C = opts.real("C");
   spec.sigma = opts.real("sigma");
-  spec.eta_schedule = opts.text("eta-schedule");
-  spec.seed = opts.unsigned_integer("seed");
-  spec.form = opts.text("form");
   try {
-    (void)parse_form_choice(spec.form);
+    spec.eta_schedule = from_string<EtaSchedule>(opts.text("eta-schedule"));
+  } catch (const InvalidArgument& e) {  // as when make_learner parsed it
+    throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
+  }
+  spec.seed = opts.unsigned_integer("seed");
+  try {
+    spec.form = from_string<FormChoice>(opts.text("form"));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("option --form: ") + e.what());
   }
@@ -163,10 +166,10 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   const LabelRange labels_seen = resumed || !Loss(spec.loss).is_classification() ? LabelRange{}
                                  : data.known_labels                             ? *data.known_labels
                                                                                  : label_range(*source, path);
-  if (spec.loss == "softmax")
+  if (spec.loss == LossKind::softmax)
     spec.classes = resumed ? resumed->classes
                            : LabelMap::softmax_classes(path, labels_seen.min, labels_seen.max, labels_seen.integral);
-  r.classes = spec.loss == "softmax" ? spec.classes : 1;
+  r.classes = spec.loss == LossKind::softmax ? spec.classes : 1;
   std::unique_ptr<Learner> learner;
   try {
     learner = with_memory_context(spec.algorithm + " (d = " + std::to_string(r.dim) + ", K = " + std::to_string(r.classes) +

@@ -56,7 +56,7 @@ void print_summary(const OptionParser& opts, const TrainResults& r) {
     std::printf("  online        cumulative loss %.6g (mean %.6g)\n", t.cumulative_loss, t.cumulative_loss / n);
   std::printf("  time          %.4g s, %.4g s/example, %.4g examples/s\n", t.seconds, t.seconds / n,
               t.seconds > 0.0 ? n / t.seconds : 0.0);
-  if (r.form != "auto") std::printf("  sketch form   %s\n", r.form.c_str());
+  if (r.form != FormChoice::automatic) std::printf("  sketch form   %s\n", to_string(r.form).c_str());
   if (r.parse)
     std::printf("  parse         %.4g MB/s, %.4g examples/s (%.4g s)\n", r.parse->megabytes_per_second(),
                 r.parse->examples_per_second(), r.parse->seconds);
@@ -80,7 +80,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("loss", learner.loss().name());
   j.member("classes", r.classes);
   j.key("form");  // the sketch's form; null for a learner without a sketch
-  r.form != "auto" ? j.value(r.form) : j.null();
+  r.form != FormChoice::automatic ? j.value(to_string(r.form)) : j.null();
   j.member("label_map", r.label_map);
   j.member("ranks", comm.size());
   j.member("format", r.format);

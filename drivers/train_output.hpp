@@ -18,7 +18,7 @@ struct TrainResults {
   int classes = 1;
   std::string label_map;
   std::string resumed;  ///< with --resume: where the run continues from (a line of the header)
-  std::string form;     ///< the sketch form the learner took (dense, sparse), or auto (no sketch)
+  FormChoice form = FormChoice::automatic;  ///< the sketch form the learner took, or automatic (no sketch)
   TrainingStats train;
   std::optional<ParseThroughput> parse;  ///< the training data's reader (LIBSVM)
   bool tested = false;

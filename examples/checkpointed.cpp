@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     const as::LabelMap real(as::LabelMap::Kind::real);
     as::LearnerSpec spec;
     spec.algorithm = "rfd-son";
-    spec.loss = "squared";
+    spec.loss = as::LossKind::squared;
 
     // The uninterrupted run, checkpointing every 500 examples into its own file each time.
     auto first = as::make_learner(comm, features, spec);

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
 
     as::SketchedNewtonOptions options;  // fast RFD-SON (RFD paper Alg. 6)
     options.ell = 20;
-    as::SketchedNewton learner(comm, features, as::Loss("logistic"), options);
+    as::SketchedNewton learner(comm, features, as::Loss(as::LossKind::logistic), options);
     as::TrainingOptions training;
     training.passes = 2;
     const as::TrainingStats stats = as::train(learner, source, as::LabelMap(as::LabelMap::Kind::plus_minus_one), training);

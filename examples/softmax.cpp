@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     as::SketchedAdaGradOptions options;  // ADA-FD (Wan, Wei, Zhang 2018, Alg. 2)
     options.ell = 10;
     options.eta = 0.5;
-    as::SketchedAdaGrad learner(comm, d, as::Loss("softmax", K), options);
+    as::SketchedAdaGrad learner(comm, d, as::Loss(as::LossKind::softmax, K), options);
     as::RowSlicer slicer(learner.partition(), comm.rank());
 
     // Three Gaussian clouds around the centres c_k[j] = 1.5·[j % K == k].

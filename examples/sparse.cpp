@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     const int n = 5000, nnz = 20;
     as::LearnerSpec spec;  // make_learner: a learner by its name, as `adasketch train --algo`
     spec.algorithm = "rp-son";
-    spec.loss = "logistic";
+    spec.loss = as::LossKind::logistic;
     spec.ell = 20;
     const auto learner = as::make_learner(comm, d, spec);
     as::RowSlicer slicer(learner->partition(), comm.rank());
@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
     if (comm.rank() == 0)
       std::printf("%s (%s form), d = %lld on %d ranks: %d rows of %d non-zeros, %.1f µs each; online "
                   "mistakes over the second half %.3f\n",
-                  learner->name().c_str(), learner->spec().form.c_str(), static_cast<long long>(d), comm.size(), n, nnz,
-                  1e6 * seconds / n, static_cast<double>(mistakes) / (n - n / 2));
-    status = learner->spec().form == "sparse" && mistakes * 10 < 4 * (n - n / 2) ? 0 : 1;  // a guess: 1/2
+                  learner->name().c_str(), as::to_string(learner->spec().form).c_str(), static_cast<long long>(d),
+                  comm.size(), n, nnz, 1e6 * seconds / n, static_cast<double>(mistakes) / (n - n / 2));
+    status = learner->spec().form == as::FormChoice::sparse && mistakes * 10 < 4 * (n - n / 2) ? 0 : 1;  // a guess: 1/2
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sparse: %s\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -43,7 +43,7 @@ class PyLearner {
       : comm_(to_comm(comm)) {
     as::LearnerSpec spec;
     spec.algorithm = algorithm;
-    spec.loss = loss;
+    spec.loss = as::from_string<as::LossKind>(loss);
     spec.classes = classes;
     spec.ell = ell;
     spec.eta = eta;
@@ -51,9 +51,9 @@ class PyLearner {
     spec.alpha0 = alpha0;
     spec.C = C;
     spec.sigma = sigma;
-    spec.eta_schedule = eta_schedule;
+    spec.eta_schedule = as::from_string<as::EtaSchedule>(eta_schedule);
     spec.seed = seed;
-    spec.form = form;
+    spec.form = as::from_string<as::FormChoice>(form);
     learner_ = as::make_learner(comm_, n_features, spec);
   }
 
@@ -170,10 +170,11 @@ PYBIND11_MODULE(adasketch, m) {
                         "uniformly, this rank's are local_range. Calls other than coef_ are collective.")
       .def(py::init<const std::string&, as::index_t, const py::object&, const std::string&, int, as::index_t, double,
                     double, double, double, double, const std::string&, std::uint64_t, const std::string&>(),
-           py::arg("algorithm"), py::arg("n_features"), py::arg("comm"), py::arg("loss") = d.loss,
+           py::arg("algorithm"), py::arg("n_features"), py::arg("comm"), py::arg("loss") = as::to_string(d.loss),
            py::arg("classes") = d.classes, py::arg("ell") = d.ell, py::arg("eta") = d.eta, py::arg("delta") = d.delta,
            py::arg("alpha0") = d.alpha0, py::arg("C") = d.C, py::arg("sigma") = d.sigma,
-           py::arg("eta_schedule") = d.eta_schedule, py::arg("seed") = d.seed, py::arg("form") = d.form)
+           py::arg("eta_schedule") = as::to_string(d.eta_schedule), py::arg("seed") = d.seed,
+           py::arg("form") = as::to_string(d.form))
       .def("partial_fit", &PyLearner::partial_fit, py::arg("X"), py::arg("y"),
            "One online step per row of X (this rank's columns); returns the online mistakes.")
       .def("decision_function", &PyLearner::decision_function, py::arg("X"))

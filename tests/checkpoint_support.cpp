@@ -46,7 +46,7 @@ std::string shared_checkpoint_dir() {
 LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax) {
   LearnerSpec s;
   s.algorithm = algorithm;
-  s.loss = softmax ? "softmax" : is_son(algorithm) ? "squared" : "logistic";
+  s.loss = softmax ? LossKind::softmax : is_son(algorithm) ? LossKind::squared : LossKind::logistic;
   s.classes = 3;
   s.ell = 3;
   s.eta = 0.3;
@@ -54,7 +54,7 @@ LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax) {
   s.alpha0 = 1.0;
   s.C = 1.0;
   s.sigma = 0.1;
-  s.eta_schedule = "inv-sqrt-t";
+  s.eta_schedule = EtaSchedule::inv_sqrt_t;
   s.seed = 7;
   return s;
 }

@@ -183,7 +183,7 @@ TEST(Checkpoint, BadFilesAreRefused) {
     const StepData rows = make_step_data(true);
     auto c = make_learner(world(), kCheckpointDim, fd);
     run_steps(*c, rows, 0, 9);
-    ASSERT_EQ(c->spec().form, "sparse");
+    ASSERT_EQ(c->spec().form, FormChoice::sparse);
     save_checkpoint(bad, *c, run_after(*c, 9));
     std::vector<char> crafted = read_bytes(bad);
     world().barrier();  // every rank has read it before rank 0 rewrites it

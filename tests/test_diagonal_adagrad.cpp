@@ -109,22 +109,22 @@ std::vector<double> local_weights(const Learner& learner) {
 }
 
 struct Case {
-  const char* loss;
+  LossKind loss;
   int classes;
   Form form;
   bool sparse;
 };
 
 std::string describe(const Case& c) {
-  return std::string(c.loss) + (c.form == Form::mirror_descent ? " CMD" : " DA") + (c.sparse ? " sparse" : " dense");
+  return to_string(c.loss) + (c.form == Form::mirror_descent ? " CMD" : " DA") + (c.sparse ? " sparse" : " dense");
 }
 
 const Case kCases[] = {
-    {"logistic", 2, Form::mirror_descent, false}, {"logistic", 2, Form::dual_averaging, true},
-    {"hinge", 2, Form::mirror_descent, true},     {"squared-hinge", 2, Form::dual_averaging, false},
-    {"squared", 2, Form::mirror_descent, true},   {"absolute", 2, Form::dual_averaging, true},
-    {"softmax", 3, Form::mirror_descent, false},  {"softmax", 3, Form::dual_averaging, true},
-    {"softmax", 4, Form::mirror_descent, true},   {"softmax", 4, Form::dual_averaging, false},
+    {LossKind::logistic, 2, Form::mirror_descent, false}, {LossKind::logistic, 2, Form::dual_averaging, true},
+    {LossKind::hinge, 2, Form::mirror_descent, true},     {LossKind::squared_hinge, 2, Form::dual_averaging, false},
+    {LossKind::squared, 2, Form::mirror_descent, true},   {LossKind::absolute, 2, Form::dual_averaging, true},
+    {LossKind::softmax, 3, Form::mirror_descent, false},  {LossKind::softmax, 3, Form::dual_averaging, true},
+    {LossKind::softmax, 4, Form::mirror_descent, true},   {LossKind::softmax, 4, Form::dual_averaging, false},
 };
 
 }  // namespace
@@ -173,16 +173,16 @@ TEST(DiagonalAdaGrad, SameWeightsOnEveryRankCount) {
 }
 
 TEST(DiagonalAdaGrad, RejectsBadOptionsAndLabels) {
-  const Loss logistic("logistic");
+  const Loss logistic(LossKind::logistic);
   EXPECT_THROW(DiagonalAdaGrad(world(), 5, logistic, {.eta = 0.0}), InvalidArgument);
   EXPECT_THROW(DiagonalAdaGrad(world(), 5, logistic, {.delta = -1.0}), InvalidArgument);
   EXPECT_THROW(DiagonalAdaGrad(world(), 0, logistic), InvalidArgument);
   // d·K beyond what memory can address (2^48 · 2^16 wraps to 0 in int64): the vector's own error.
-  EXPECT_THROW(DiagonalAdaGrad(world(), index_t{1} << 48, Loss("softmax", 1 << 16)), std::length_error);
+  EXPECT_THROW(DiagonalAdaGrad(world(), index_t{1} << 48, Loss(LossKind::softmax, 1 << 16)), std::length_error);
   DiagonalAdaGrad learner(world(), 5, logistic);
   const std::vector<double> x(static_cast<std::size_t>(learner.local_dim()), 1.0);
   EXPECT_THROW(learner.step(LocalRow::dense(x), 0.0), InvalidArgument);  // binary labels are ±1
-  DiagonalAdaGrad softmax(world(), 5, Loss("softmax", 3));
+  DiagonalAdaGrad softmax(world(), 5, Loss(LossKind::softmax, 3));
   EXPECT_THROW(softmax.step(LocalRow::dense(x), 3.0), InvalidArgument);
   EXPECT_EQ(learner.steps(), 0);
 }
@@ -219,7 +219,7 @@ class MemorySource final : public ExampleSource {
 
 TEST(OnlineTraining, CountsMistakesAndLossOverPasses) {
   const index_t d = 23, n = 200;
-  const Loss loss("logistic");
+  const Loss loss(LossKind::logistic);
   const Dataset data = make_data(n, d, 0.7, loss, 3);
   std::vector<double> zero_one(data.y.size());
   for (std::size_t i = 0; i < data.y.size(); ++i) zero_one[i] = data.y[i] > 0 ? 1.0 : 0.0;  // {0,1} in the "file"
@@ -272,7 +272,7 @@ TEST(OnlineTraining, CountsMistakesAndLossOverPasses) {
 
 TEST(OnlineTraining, UnmappableLabelNamesTheLineOnEveryRank) {
   const index_t d = 7;
-  const Loss loss("hinge");
+  const Loss loss(LossKind::hinge);
   Dataset data = make_data(10, d, 1.0, loss, 9);
   data.y[6] = 0.0;  // position 7: not ±1
   MemorySource source(data.x, data.y, world());
@@ -291,7 +291,7 @@ TEST(OnlineTraining, UnmappableLabelNamesTheLineOnEveryRank) {
 
 TEST(OnlineTraining, NonFiniteInputIsAnInputErrorOnEveryRank) {
   const index_t d = 6;
-  const Loss loss("squared");
+  const Loss loss(LossKind::squared);
   Dataset data = make_data(5, d, 1.0, loss, 2);
   data.x(3, d - 1) = std::nan("");  // example 4, last feature: owned by the last rank holding features
   MemorySource source(data.x, data.y, world());
@@ -308,8 +308,8 @@ TEST(OnlineTraining, NonFiniteInputIsAnInputErrorOnEveryRank) {
 // on other labels it reports no accuracy.
 TEST(OnlineTraining, RegressionLossOnSignLabelsReportsSignAccuracy) {
   const index_t d = 17, n = 150;
-  const Loss loss("squared");
-  const Dataset data = make_data(n, d, 0.7, Loss("logistic"), 5);  // labels ±1
+  const Loss loss(LossKind::squared);
+  const Dataset data = make_data(n, d, 0.7, Loss(LossKind::logistic), 5);  // labels ±1
   const LabelMap labels = LabelMap::infer(loss, -1.0, 1.0);
   const DiagonalAdaGradOptions options{.eta = 0.1, .delta = 1.0};
   {

@@ -152,13 +152,13 @@ TEST(ExactCovariance, ErrorOfAnySketchMatchesItsAssembledRows) {
   const BlockPartition p(d, comm.size());
   ExactCovariance cov(comm, p, 5);
   add_rows(cov, a, p, comm.rank());
-  for (const char* method : {"rp", "oja", "fast-rfd"}) {
+  for (const SketchKind method : {SketchKind::rp, SketchKind::oja, SketchKind::fast_rfd}) {
     auto s = make_sketch(comm, d, SketchSpec{method, 4, 3, 0.25});
     insert_rows(*s, a);
     auto e = test::gram_of_columns(a);
     const auto btb = test::gram_of_columns(gather_b(*s));
     for (std::size_t i = 0; i < e.size(); ++i) e[i] -= btb[i];
-    for (index_t i = 0; i < d; ++i) e[i * d + i] -= s->alpha() - (std::string(method) == "fast-rfd" ? 0.25 : 0.0);
+    for (index_t i = 0; i < d; ++i) e[i * d + i] -= s->alpha() - (method == SketchKind::fast_rfd ? 0.25 : 0.0);
     const auto mu = test::eigenvalues_desc(e, d);
     const auto err = cov.evaluate(*s);
     EXPECT_NEAR(err.max_eigenvalue, mu.front(), 1e-10 * err.a_norm2) << method;

@@ -8,6 +8,8 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "adasketch/data/memory_source.hpp"
@@ -17,6 +19,7 @@
 #include "adasketch/learners/sketched_adagrad.hpp"
 #include "adasketch/learners/sketched_newton.hpp"
 #include "adasketch/sketch/local_row.hpp"
+#include "adasketch/sketch/make_sketch.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "adasketch/training/online_training.hpp"
 #include "test_support.hpp"
@@ -26,13 +29,69 @@ namespace {
 
 using test::world;
 
+// from_string inverts to_string on every value; an unknown name throws InvalidArgument naming it and
+// the accepted names.
+template <class Enum>
+void expect_names(const std::vector<std::pair<Enum, std::string>>& names) {
+  for (const auto& [value, name] : names) {
+    EXPECT_EQ(to_string(value), name);
+    EXPECT_EQ(from_string<Enum>(to_string(value)), value) << name;
+  }
+  for (const std::string& bad : std::vector<std::string>{"bogus", "", names.front().second + " "}) {
+    try {
+      (void)from_string<Enum>(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const InvalidArgument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("'" + bad + "'"), std::string::npos) << what;
+      for (const auto& named : names) EXPECT_NE(what.find(named.second), std::string::npos) << what;
+    }
+  }
+}
+
+TEST(LearnerApi, EnumNamesRoundTrip) {
+  expect_names<SketchForm>({{SketchForm::dense, "dense"}, {SketchForm::sparse, "sparse"}});
+  expect_names<FormChoice>(
+      {{FormChoice::automatic, "auto"}, {FormChoice::dense, "dense"}, {FormChoice::sparse, "sparse"}});
+  expect_names<SketchKind>({{SketchKind::fd, "fd"},
+                            {SketchKind::fast_fd, "fast-fd"},
+                            {SketchKind::rfd, "rfd"},
+                            {SketchKind::fast_rfd, "fast-rfd"},
+                            {SketchKind::rp, "rp"},
+                            {SketchKind::oja, "oja"}});
+  expect_names<LossKind>({{LossKind::squared, "squared"},
+                          {LossKind::absolute, "absolute"},
+                          {LossKind::logistic, "logistic"},
+                          {LossKind::hinge, "hinge"},
+                          {LossKind::squared_hinge, "squared-hinge"},
+                          {LossKind::softmax, "softmax"}});
+  expect_names<EtaSchedule>(
+      {{EtaSchedule::constant, "constant"}, {EtaSchedule::inv_t, "inv-t"}, {EtaSchedule::inv_sqrt_t, "inv-sqrt-t"}});
+  // The CLI tests match these texts.
+  const auto message = [](auto parse) -> std::string {
+    try {
+      parse();
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(message([] { (void)from_string<LossKind>("cubic"); }),
+            "unknown loss 'cubic' (expected squared, absolute, logistic, hinge, squared-hinge or softmax)");
+  EXPECT_EQ(message([] { (void)from_string<EtaSchedule>("bogus"); }),
+            "unknown eta schedule 'bogus' (expected constant, inv-t or inv-sqrt-t)");
+  EXPECT_EQ(message([] { (void)from_string<SketchKind>("svd"); }),
+            "unknown method 'svd' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");
+  EXPECT_EQ(SketchedNewton(world(), 4, Loss(LossKind::squared), {.sketch = SketchKind::rp}).name(), "rp-son");
+}
+
 // A learner built from its options struct's defaults and the same learner from make_learner with
 // only the algorithm named: the same hyperparameters (the bug this guards: ℓ = 20, η = 1, η/√t
 // against ℓ = 10, η = 0.1, constant).
 TEST(LearnerApi, OneSetOfDefaults) {
   const Communicator comm = world();
   const index_t d = 12;
-  const Loss logistic("logistic");
+  const Loss logistic(LossKind::logistic);
   const std::pair<std::unique_ptr<Learner>, const char*> built[] = {
       {std::make_unique<DiagonalAdaGrad>(comm, d, logistic), "ada-diag"},
       {std::make_unique<SketchedAdaGrad>(comm, d, logistic), "ada-fd"},
@@ -222,7 +281,7 @@ TEST(LearnerApi, MemorySourceTrainsAsSteppingDoes) {
   LearnerSpec spec;
   spec.algorithm = "fast-rfd-son";
   spec.ell = 4;
-  spec.form = "dense";  // the dense batch and the sparse one share one sketch form
+  spec.form = FormChoice::dense;  // the dense batch and the sparse one share one sketch form
   auto trained = make_learner(comm, partition, spec);
   TrainingOptions options;
   options.passes = 2;

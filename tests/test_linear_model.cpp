@@ -82,7 +82,7 @@ void expect_rejected(const std::string& path, const std::string& needle) {
 TEST(LinearModel, RoundTripAcrossRankCounts) {
   const std::string dir = shared_dir();
   const index_t d = 41;
-  for (const Loss& loss : {Loss("logistic"), Loss("softmax", 4), Loss("squared")}) {
+  for (const Loss& loss : {Loss(LossKind::logistic), Loss(LossKind::softmax, 4), Loss(LossKind::squared)}) {
     auto learner = trained(loss, d, world());
     const LabelMap labels = LabelMap::infer(loss, 1.0, 4.0);
     const std::string path = dir + "/model-" + loss.name() + ".bin";
@@ -124,7 +124,7 @@ TEST(LinearModel, RoundTripAcrossRankCounts) {
 TEST(LinearModel, CorruptFilesAreRejectedOnEveryRank) {
   const std::string dir = shared_dir();
   const index_t d = 13;
-  auto learner = trained(Loss("hinge"), d, world());
+  auto learner = trained(Loss(LossKind::hinge), d, world());
   const std::string good = dir + "/good.bin";
   save_model(*learner, LabelMap(LabelMap::Kind::one_two), good);
   const std::vector<char> bytes = read_bytes(good);

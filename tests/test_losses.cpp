@@ -38,16 +38,16 @@ void expect_derivative_matches(const Loss& loss, const std::vector<double>& p, d
 TEST(Loss, BinaryAndRegressionDerivativesMatchFiniteDifferences) {
   // Scores near but not at the kinks (yp = 1 for the hinges, p = y for absolute).
   const std::vector<double> scores{-30.0, -3.0, -1.0001, -0.999, -0.3, 0.0, 0.2, 0.9999, 1.0002, 2.5, 40.0};
-  for (const char* name : {"logistic", "hinge", "squared-hinge"}) {
-    const Loss loss(name);
+  for (const LossKind kind : {LossKind::logistic, LossKind::hinge, LossKind::squared_hinge}) {
+    const Loss loss(kind);
     for (double y : {-1.0, 1.0})
       for (double p : scores) {
-        if (std::string(name) != "logistic" && std::abs(y * p - 1.0) < 1e-5) continue;
+        if (kind != LossKind::logistic && std::abs(y * p - 1.0) < 1e-5) continue;
         expect_derivative_matches(loss, {p}, y);
       }
   }
-  for (const char* name : {"squared", "absolute"}) {
-    const Loss loss(name);
+  for (const LossKind kind : {LossKind::squared, LossKind::absolute}) {
+    const Loss loss(kind);
     for (double y : {-2.5, 0.0, 0.7})
       for (double p : scores) expect_derivative_matches(loss, {p}, y);
   }
@@ -57,7 +57,7 @@ TEST(Loss, SoftmaxDerivativeMatchesFiniteDifferences) {
   std::mt19937_64 gen(7);
   std::normal_distribution<double> normal(0.0, 3.0);
   for (int K : {3, 10}) {
-    const Loss loss("softmax", K);
+    const Loss loss(LossKind::softmax, K);
     EXPECT_EQ(loss.outputs(), K);
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<double> p(static_cast<std::size_t>(K));
@@ -69,24 +69,25 @@ TEST(Loss, SoftmaxDerivativeMatchesFiniteDifferences) {
 
 TEST(Loss, ClosedForms) {
   const double p = 0.3, y = -1.0;
-  EXPECT_DOUBLE_EQ(Loss("squared").value(std::vector{p}, 2.0), (p - 2.0) * (p - 2.0));  // no ½ (RFD §5.2)
-  EXPECT_DOUBLE_EQ(Loss("absolute").value(std::vector{p}, 2.0), 1.7);
-  EXPECT_DOUBLE_EQ(Loss("logistic").value(std::vector{p}, y), std::log(1.0 + std::exp(p)));
-  EXPECT_DOUBLE_EQ(Loss("hinge").value(std::vector{p}, y), 1.3);
-  EXPECT_DOUBLE_EQ(Loss("squared-hinge").value(std::vector{p}, y), 0.5 * 1.3 * 1.3);  // ½ (ADA-FD §4.2)
-  EXPECT_DOUBLE_EQ(Loss("hinge").value(std::vector{1.5}, 1.0), 0.0);
+  EXPECT_DOUBLE_EQ(Loss(LossKind::squared).value(std::vector{p}, 2.0), (p - 2.0) * (p - 2.0));  // no ½ (RFD §5.2)
+  EXPECT_DOUBLE_EQ(Loss(LossKind::absolute).value(std::vector{p}, 2.0), 1.7);
+  EXPECT_DOUBLE_EQ(Loss(LossKind::logistic).value(std::vector{p}, y), std::log(1.0 + std::exp(p)));
+  EXPECT_DOUBLE_EQ(Loss(LossKind::hinge).value(std::vector{p}, y), 1.3);
+  EXPECT_DOUBLE_EQ(Loss(LossKind::squared_hinge).value(std::vector{p}, y), 0.5 * 1.3 * 1.3);  // ½ (ADA-FD §4.2)
+  EXPECT_DOUBLE_EQ(Loss(LossKind::hinge).value(std::vector{1.5}, 1.0), 0.0);
   const std::vector<double> s{1.0, 2.0, 0.5};
-  EXPECT_NEAR(Loss("softmax", 3).value(s, 1.0), std::log(std::exp(1.0) + std::exp(2.0) + std::exp(0.5)) - 2.0, 1e-15);
+  EXPECT_NEAR(Loss(LossKind::softmax, 3).value(s, 1.0), std::log(std::exp(1.0) + std::exp(2.0) + std::exp(0.5)) - 2.0,
+              1e-15);
   // Subgradients at the kinks: 0 at p = y (absolute) and at yp = 1 (hinge).
   std::vector<double> d(1);
-  Loss("absolute").derivative(std::vector{1.0}, 1.0, d);
+  Loss(LossKind::absolute).derivative(std::vector{1.0}, 1.0, d);
   EXPECT_EQ(d[0], 0.0);
-  Loss("hinge").derivative(std::vector{1.0}, 1.0, d);
+  Loss(LossKind::hinge).derivative(std::vector{1.0}, 1.0, d);
   EXPECT_EQ(d[0], 0.0);
 }
 
 TEST(Loss, StableAtExtremeScores) {
-  const Loss logistic("logistic");
+  const Loss logistic(LossKind::logistic);
   std::vector<double> d(1);
   EXPECT_DOUBLE_EQ(logistic.value(std::vector{-800.0}, 1.0), 800.0);
   EXPECT_EQ(logistic.value(std::vector{800.0}, 1.0), 0.0);
@@ -94,7 +95,7 @@ TEST(Loss, StableAtExtremeScores) {
   EXPECT_DOUBLE_EQ(d[0], -1.0);
   logistic.derivative(std::vector{800.0}, 1.0, d);
   EXPECT_EQ(d[0], -0.0);
-  const Loss softmax("softmax", 3);
+  const Loss softmax(LossKind::softmax, 3);
   const std::vector<double> big{1000.0, 999.0, -1000.0};
   EXPECT_NEAR(softmax.value(big, 1.0), 1.0 + std::log1p(std::exp(-1.0)), 1e-12);
   std::vector<double> g(3);
@@ -104,24 +105,25 @@ TEST(Loss, StableAtExtremeScores) {
 }
 
 TEST(Loss, MistakesAndNames) {
-  const Loss hinge("hinge");
+  const Loss hinge(LossKind::hinge);
   EXPECT_TRUE(hinge.mistake(std::vector{0.0}, 1.0));  // a zero score is a mistake for either label
   EXPECT_TRUE(hinge.mistake(std::vector{0.0}, -1.0));
   EXPECT_FALSE(hinge.mistake(std::vector{-0.1}, -1.0));
-  EXPECT_TRUE(Loss("squared").mistake(std::vector{5.0}, -1.0));  // a sign mistake on a ±1 label
-  EXPECT_FALSE(Loss("squared").mistake(std::vector{-5.0}, -1.0));
-  EXPECT_FALSE(Loss("absolute").mistake(std::vector{-5.0}, 0.5));  // no mistakes on other labels
-  const Loss softmax("softmax", 3);
+  EXPECT_TRUE(Loss(LossKind::squared).mistake(std::vector{5.0}, -1.0));  // a sign mistake on a ±1 label
+  EXPECT_FALSE(Loss(LossKind::squared).mistake(std::vector{-5.0}, -1.0));
+  EXPECT_FALSE(Loss(LossKind::absolute).mistake(std::vector{-5.0}, 0.5));  // no mistakes on other labels
+  const Loss softmax(LossKind::softmax, 3);
   EXPECT_FALSE(softmax.mistake(std::vector{1.0, 3.0, 3.0}, 1.0));  // ties go to the smallest class
   EXPECT_TRUE(softmax.mistake(std::vector{1.0, 3.0, 3.0}, 2.0));
-  EXPECT_FALSE(Loss("absolute").is_classification());
-  EXPECT_TRUE(Loss("squared-hinge").is_classification());
-  EXPECT_THROW(Loss("cubic"), InvalidArgument);
-  EXPECT_THROW(Loss("softmax", 1), InvalidArgument);
+  EXPECT_FALSE(Loss(LossKind::absolute).is_classification());
+  EXPECT_TRUE(Loss(LossKind::squared_hinge).is_classification());
+  EXPECT_EQ(Loss(LossKind::squared_hinge).name(), "squared-hinge");
+  EXPECT_THROW(from_string<LossKind>("cubic"), InvalidArgument);
+  EXPECT_THROW(Loss(LossKind::softmax, 1), InvalidArgument);
 }
 
 TEST(LabelMap, InfersTheDocumentedMaps) {
-  const Loss logistic("logistic"), softmax("softmax", 10), squared("squared");
+  const Loss logistic(LossKind::logistic), softmax(LossKind::softmax, 10), squared(LossKind::squared);
   EXPECT_EQ(LabelMap::infer(logistic, -1, 1).kind(), LabelMap::Kind::plus_minus_one);
   EXPECT_EQ(LabelMap::infer(logistic, 1, 1).kind(), LabelMap::Kind::plus_minus_one);
   EXPECT_EQ(LabelMap::infer(logistic, 0, 1).kind(), LabelMap::Kind::zero_one);
@@ -166,8 +168,8 @@ TEST(LabelMap, AppliesOrNamesFileAndLine) {
   EXPECT_THROW(LabelMap(LabelMap::Kind::real).apply(std::numeric_limits<double>::infinity(), "f", 1), InputError);
   EXPECT_THROW(LabelMap(LabelMap::Kind::real).apply(std::nan(""), "f", 1), InputError);
   EXPECT_THROW(LabelMap(LabelMap::Kind::classes_from_one, 1), InvalidArgument);
-  EXPECT_TRUE(from_one.fits(Loss("softmax", 10)));
-  EXPECT_FALSE(from_one.fits(Loss("softmax", 9)));
-  EXPECT_FALSE(zero_one.fits(Loss("squared")));
-  EXPECT_TRUE(LabelMap(LabelMap::Kind::real).fits(Loss("absolute")));
+  EXPECT_TRUE(from_one.fits(Loss(LossKind::softmax, 10)));
+  EXPECT_FALSE(from_one.fits(Loss(LossKind::softmax, 9)));
+  EXPECT_FALSE(zero_one.fits(Loss(LossKind::squared)));
+  EXPECT_TRUE(LabelMap(LabelMap::Kind::real).fits(Loss(LossKind::absolute)));
 }

@@ -40,7 +40,7 @@ bool is_son(const std::string& algorithm) { return algorithm.ends_with("-son"); 
 LearnerSpec spec_for(const std::string& algorithm) {
   LearnerSpec spec;
   spec.algorithm = algorithm;
-  spec.loss = is_son(algorithm) ? "squared" : "logistic";
+  spec.loss = is_son(algorithm) ? LossKind::squared : LossKind::logistic;
   spec.ell = 4;
   return spec;
 }
@@ -129,7 +129,8 @@ TEST(NumericGuards, NonFiniteValueOnOneRankIsReportedOnEveryRank) {
 // A learner whose weights hold one NaN, on the last rank's block only.
 class NanWeights final : public Learner {
  public:
-  NanWeights(const Communicator& comm, index_t dim) : Learner(comm, BlockPartition(dim, comm.size()), Loss("logistic")) {}
+  NanWeights(const Communicator& comm, index_t dim)
+      : Learner(comm, BlockPartition(dim, comm.size()), Loss(LossKind::logistic)) {}
   std::string name() const override { return "ada-diag"; }
   LearnerSpec spec() const override { return LearnerSpec{.algorithm = "ada-diag"}; }
   void weights(std::span<double> out) const override {

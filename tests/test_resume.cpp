@@ -150,14 +150,14 @@ std::vector<Scenario> scenarios(const Files& files) {
   fd.eta = 0.5;
   LearnerSpec son;
   son.algorithm = "fast-rfd-son";
-  son.loss = "squared";
+  son.loss = LossKind::squared;
   son.ell = 2;
   son.eta = 1.0;
   son.sigma = 0.1;
-  son.eta_schedule = "inv-t";
+  son.eta_schedule = EtaSchedule::inv_t;
   LearnerSpec diag;
   diag.algorithm = "ada-diag-da";
-  diag.loss = "squared";
+  diag.loss = LossKind::squared;
   diag.eta = 0.05;
   return {
       {"fast-ada-fd on LIBSVM text", fd, LabelMap(LabelMap::Kind::plus_minus_one),

@@ -24,12 +24,15 @@ using test::DenseMatrix;
 namespace {
 
 struct FdVariant {
-  const char* method;
+  SketchKind kind;
   bool fast, regularized;
 };
-const FdVariant kFdVariants[] = {{"fd", false, false}, {"fast-fd", true, false}, {"rfd", false, true}, {"fast-rfd", true, true}};
+const FdVariant kFdVariants[] = {{SketchKind::fd, false, false},
+                                 {SketchKind::fast_fd, true, false},
+                                 {SketchKind::rfd, false, true},
+                                 {SketchKind::fast_rfd, true, true}};
 
-std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, const char* method, index_t ell, double alpha0 = 0.0,
+std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, SketchKind method, index_t ell, double alpha0 = 0.0,
                              std::uint64_t seed = 7) {
   return make_sketch(comm, d, SketchSpec{method, ell, seed, alpha0});
 }
@@ -60,11 +63,11 @@ TEST(FrequentDirections, MatchesDenseSvdReferenceForEveryVariant) {
     for (const auto& v : kFdVariants)
       for (index_t ell : {1, 3, 5, 8}) {
         for (double alpha0 : {0.0, 0.5}) {
-          auto s = make(comm, d, v.method, ell, alpha0);
+          auto s = make(comm, d, v.kind, ell, alpha0);
           test::feed_dense(*s, a);
           const auto ref = test::reference_frequent_directions(a, ell, v.fast, v.regularized, alpha0);
-          EXPECT_LT(test::relative_max_diff(btb(*s), ref.btb), 1e-10) << v.method << " ell=" << ell << " d=" << d;
-          EXPECT_NEAR(s->alpha(), ref.alpha, 1e-10 * std::max(1.0, ref.alpha)) << v.method << " ell=" << ell;
+          EXPECT_LT(test::relative_max_diff(btb(*s), ref.btb), 1e-10) << v.kind << " ell=" << ell << " d=" << d;
+          EXPECT_NEAR(s->alpha(), ref.alpha, 1e-10 * std::max(1.0, ref.alpha)) << v.kind << " ell=" << ell;
         }
       }
   }
@@ -74,7 +77,7 @@ TEST(FrequentDirections, GramIsTheGramOfTheStoredRows) {
   const auto comm = test::world();
   const auto a = test::random_low_rank(45, 13, 3, 0.2, 5);
   for (const auto& v : kFdVariants) {
-    auto s = make(comm, a.d, v.method, 4);
+    auto s = make(comm, a.d, v.kind, 4);
     for (index_t i = 0; i < a.n; ++i) {
       s->insert(LocalRow::dense(test::local_slice(a, i, s->partition(), comm.rank())));
       const auto b = test::gather_sketch(*s);
@@ -84,7 +87,7 @@ TEST(FrequentDirections, GramIsTheGramOfTheStoredRows) {
         for (index_t q = 0; q < b.n; ++q)
           for (index_t j = 0; j < b.d; ++j) bbt[p * b.n + q] += b(p, j) * b(q, j);
       const std::vector<double> gram(s->gram().begin(), s->gram().end());
-      ASSERT_LT(test::relative_max_diff(gram, bbt), 1e-11) << v.method << " after row " << i;
+      ASSERT_LT(test::relative_max_diff(gram, bbt), 1e-11) << v.kind << " after row " << i;
     }
   }
 }
@@ -97,17 +100,17 @@ TEST(FrequentDirections, SatisfiesItsErrorBoundsOnLowRankData) {
   const auto spectrum = test::eigenvalues_desc(test::gram_of_columns(a), a.d);
   for (const auto& v : kFdVariants)
     for (index_t ell : {2, 5, 10, 20}) {
-      auto s = make(comm, a.d, v.method, ell);
+      auto s = make(comm, a.d, v.kind, ell);
       test::feed_dense(*s, a);
       const auto e = test::eigenvalues_desc(residual(a, *s), a.d);
       const double err = std::max(std::abs(e.front()), std::abs(e.back()));
       if (!v.regularized) {
-        EXPECT_GE(e.back(), -1e-9 * spectrum.front()) << v.method << " ell=" << ell;
+        EXPECT_GE(e.back(), -1e-9 * spectrum.front()) << v.kind << " ell=" << ell;
         EXPECT_LE(err, static_cast<const FrequentDirections&>(*s).total_shrinkage() * (1 + 1e-9));
       }
       for (index_t k = 0; k < ell; ++k) {
         const double bound = tail_mass(spectrum, k) / static_cast<double>(ell - k) / (v.regularized ? 2.0 : 1.0);
-        EXPECT_LE(err, bound * (1 + 1e-9) + 1e-9) << v.method << " ell=" << ell << " k=" << k;
+        EXPECT_LE(err, bound * (1 + 1e-9) + 1e-9) << v.kind << " ell=" << ell << " k=" << k;
       }
     }
 }
@@ -117,8 +120,8 @@ TEST(FrequentDirections, RegularizedErrorIsBelowPlainFd) {
   const auto a = test::random_low_rank(400, 30, 5, 0.5, 9);
   for (index_t ell : {3, 6, 10}) {
     for (bool fast : {false, true}) {
-      auto fd = make(comm, a.d, fast ? "fast-fd" : "fd", ell);
-      auto rfd = make(comm, a.d, fast ? "fast-rfd" : "rfd", ell);
+      auto fd = make(comm, a.d, fast ? SketchKind::fast_fd : SketchKind::fd, ell);
+      auto rfd = make(comm, a.d, fast ? SketchKind::fast_rfd : SketchKind::rfd, ell);
       test::feed_dense(*fd, a);
       test::feed_dense(*rfd, a);
       const auto e_fd = test::eigenvalues_desc(residual(a, *fd), a.d);
@@ -135,7 +138,7 @@ TEST(FrequentDirections, RegularizedErrorIsBelowPlainFd) {
 
 // Runs a sketch on MPI_COMM_SELF (1-rank reference, computed in the same run) and on the world
 // communicator, and compares their Grams and BᵀB.
-void expect_rank_independent(const char* method, const DenseMatrix& a, index_t ell) {
+void expect_rank_independent(SketchKind method, const DenseMatrix& a, index_t ell) {
   const auto world = test::world();
   const Communicator self(MPI_COMM_SELF);
   auto ref = make(self, a.d, method, ell, 0.0, 99);
@@ -154,7 +157,9 @@ void expect_rank_independent(const char* method, const DenseMatrix& a, index_t e
 
 TEST(Sketches, SameResultAtEveryRankCount) {
   const auto a = test::random_low_rank(80, 23, 4, 0.2, 21);
-  for (const char* m : {"fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja"}) expect_rank_independent(m, a, 5);
+  for (const SketchKind m :
+       {SketchKind::fd, SketchKind::fast_fd, SketchKind::rfd, SketchKind::fast_rfd, SketchKind::rp, SketchKind::oja})
+    expect_rank_independent(m, a, 5);
 }
 
 TEST(Sketches, SparseRowsGiveTheSameSketchAsDense) {
@@ -162,7 +167,7 @@ TEST(Sketches, SparseRowsGiveTheSameSketchAsDense) {
   for (index_t i = 0; i < a.n; ++i)
     for (index_t j = 0; j < a.d; ++j)
       if ((i + 2 * j) % 3 != 0) a(i, j) = 0.0;
-  for (const char* m : {"fd", "fast-rfd", "rp", "oja"}) {
+  for (const SketchKind m : {SketchKind::fd, SketchKind::fast_rfd, SketchKind::rp, SketchKind::oja}) {
     const auto world = test::world();
     auto dense = make(world, a.d, m, 4, 0.0, 5), sparse = make(world, a.d, m, 4, 0.0, 5);
     test::feed_dense(*dense, a);
@@ -187,9 +192,9 @@ TEST(Sketches, EdgeCasesAgreeWithDenseReference) {
   for (index_t d : {1, 2, 4, 7}) {
     const auto a = test::random_low_rank(12, d, std::min<index_t>(d, 2), 0.3, 4);
     for (const auto& v : kFdVariants) {
-      auto s = make(comm, d, v.method, d + 1);
+      auto s = make(comm, d, v.kind, d + 1);
       test::feed_dense(*s, a);
-      EXPECT_LT(test::relative_max_diff(btb(*s), test::gram_of_columns(a)), 1e-11) << v.method << " d=" << d;
+      EXPECT_LT(test::relative_max_diff(btb(*s), test::gram_of_columns(a)), 1e-11) << v.kind << " d=" << d;
       double trace = 0.0;
       for (double x : a.a) trace += x * x;
       EXPECT_LE(s->alpha(), 1e-13 * trace);  // λ_ℓ = 0 up to round-off
@@ -203,14 +208,14 @@ TEST(Sketches, EdgeCasesAgreeWithDenseReference) {
   repeated.n = 10;
   for (const DenseMatrix* a : {&zeros, &repeated, &single})
     for (const auto& v : kFdVariants) {
-      auto s = make(comm, a->d, v.method, 3);
+      auto s = make(comm, a->d, v.kind, 3);
       test::feed_dense(*s, *a);
       const auto ref = test::reference_frequent_directions(*a, 3, v.fast, v.regularized, 0.0);
-      EXPECT_LT(test::relative_max_diff(btb(*s), ref.btb), 1e-11) << v.method << " n=" << a->n;
+      EXPECT_LT(test::relative_max_diff(btb(*s), ref.btb), 1e-11) << v.kind << " n=" << a->n;
       // A rank-one stream is kept exactly.
-      EXPECT_LT(test::relative_max_diff(btb(*s), test::gram_of_columns(*a)), 1e-11) << v.method;
+      EXPECT_LT(test::relative_max_diff(btb(*s), test::gram_of_columns(*a)), 1e-11) << v.kind;
     }
-  for (const char* m : {"rp", "oja"}) {
+  for (const SketchKind m : {SketchKind::rp, SketchKind::oja}) {
     auto s = make(comm, 6, m, 3);
     test::feed_dense(*s, zeros);
     for (double g : s->gram()) EXPECT_EQ(g, 0.0) << m;
@@ -219,15 +224,15 @@ TEST(Sketches, EdgeCasesAgreeWithDenseReference) {
 
 TEST(Sketches, RejectBadArguments) {
   const auto comm = test::world();
-  EXPECT_THROW(make(comm, 10, "fd", 0), InvalidArgument);
-  EXPECT_THROW(make(comm, 10, "fast-rfd", -2), InvalidArgument);
-  EXPECT_THROW(make(comm, 10, "svd", 3), InvalidArgument);
-  EXPECT_THROW(make(comm, 0, "fd", 3), InvalidArgument);
-  EXPECT_THROW(make(comm, 3, "oja", 4), InvalidArgument);  // orthonormal rows need ℓ ≤ d
-  EXPECT_THROW(make(comm, 10, "rfd", 3, -1.0), InvalidArgument);
+  EXPECT_THROW(make(comm, 10, SketchKind::fd, 0), InvalidArgument);
+  EXPECT_THROW(make(comm, 10, SketchKind::fast_rfd, -2), InvalidArgument);
+  EXPECT_THROW(from_string<SketchKind>("svd"), InvalidArgument);
+  EXPECT_THROW(make(comm, 0, SketchKind::fd, 3), InvalidArgument);
+  EXPECT_THROW(make(comm, 3, SketchKind::oja, 4), InvalidArgument);  // orthonormal rows need ℓ ≤ d
+  EXPECT_THROW(make(comm, 10, SketchKind::rfd, 3, -1.0), InvalidArgument);
   // 4 buffer rows × 2^62 features wrap to 0 in int64: the vector's own error instead.
-  EXPECT_THROW(make(comm, index_t{1} << 62, "fast-fd", 2), std::length_error);
-  auto s = make(comm, 4, "fd", 2);
+  EXPECT_THROW(make(comm, index_t{1} << 62, SketchKind::fast_fd, 2), std::length_error);
+  auto s = make(comm, 4, SketchKind::fd, 2);
   std::vector<double> bad(static_cast<std::size_t>(s->local_dim()), std::numeric_limits<double>::quiet_NaN());
   // Every rank sees the NaN in ‖a‖² after the reduction unless its slice is empty on all ranks.
   EXPECT_THROW(s->insert(LocalRow::dense(bad)), NumericError);
@@ -316,7 +321,7 @@ TEST(FrequentDirections, SatisfiesItsErrorBoundsOnA9a) {
   std::vector<std::unique_ptr<Sketch>> sketches;
   const index_t ells[] = {5, 10, 20};
   for (const auto& v : kFdVariants)
-    for (index_t ell : ells) sketches.push_back(make(comm, d, v.method, ell));
+    for (index_t ell : ells) sketches.push_back(make(comm, d, v.kind, ell));
   while (a.n < 10000 && reader.next(ex)) {
     for (auto& s : sketches) s->insert(ex.row());
     std::fill(row.begin(), row.end(), 0.0);
@@ -334,16 +339,16 @@ TEST(FrequentDirections, SatisfiesItsErrorBoundsOnA9a) {
       const auto e = test::eigenvalues_desc(residual(a, s), d);
       const double err = std::max(std::abs(e.front()), std::abs(e.back()));
       if (!v.regularized) {
-        EXPECT_GE(e.back(), -1e-9 * spectrum.front()) << v.method << " ell=" << ell;
+        EXPECT_GE(e.back(), -1e-9 * spectrum.front()) << v.kind << " ell=" << ell;
       }
       for (index_t k = 0; k < ell; ++k)
         EXPECT_LE(err, tail_mass(spectrum, k) / static_cast<double>(ell - k) / (v.regularized ? 2.0 : 1.0) * (1 + 1e-9))
-            << v.method << " ell=" << ell << " k=" << k;
+            << v.kind << " ell=" << ell << " k=" << k;
       if (v.regularized) {
         // RFD's error is below its FD twin's (same buffer), by about half (RFD paper §5.1, Figure 1).
         const Sketch& fd = *sketches[next - 1 - 2 * std::size(ells)];
         const auto e_fd = test::eigenvalues_desc(residual(a, fd), d);
-        EXPECT_LT(err, 0.55 * std::max(std::abs(e_fd.front()), std::abs(e_fd.back()))) << v.method << " ell=" << ell;
+        EXPECT_LT(err, 0.55 * std::max(std::abs(e_fd.front()), std::abs(e_fd.back()))) << v.kind << " ell=" << ell;
       }
     }
 }
@@ -355,7 +360,8 @@ TEST(Sketches, CarryProductsAndCoefficientsThroughInsertions) {
   const auto a = test::random_low_rank(40, 11, 3, 0.3, 31);
   std::mt19937_64 gen(5);  // the same stream on every rank
   std::normal_distribution<double> normal(0.0, 1.0);
-  for (const char* m : {"fd", "fast-fd", "fast-rfd", "rp", "oja"}) {
+  for (const SketchKind m :
+       {SketchKind::fd, SketchKind::fast_fd, SketchKind::fast_rfd, SketchKind::rp, SketchKind::oja}) {
     auto s = make(comm, a.d, m, 3, 0.0, 4);
     const index_t R = s->basis_rows(), dp = s->local_dim(), begin = s->partition().begin(comm.rank());
     std::vector<double> z(static_cast<std::size_t>(a.d)), yz(static_cast<std::size_t>(R)), fresh(yz.size());
@@ -392,7 +398,7 @@ TEST(Sketches, CarryProductsAndCoefficientsThroughInsertions) {
       for (index_t j = 0; j < dp; ++j) after[j] += beta * row[j];
       ASSERT_LT(test::relative_max_diff(after, before), 1e-10) << m << " t=" << t;
     }
-    if (std::string(m).find("fd") != std::string::npos) {
+    if (m != SketchKind::rp && m != SketchKind::oja) {
       EXPECT_GT(folds, 0) << m;
     }
   }

@@ -33,14 +33,14 @@ std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
 /// n examples of dimension d (row-major, the same on every rank) with labels for `loss`.
 struct Problem {
   index_t n = 0, d = 0;
-  std::string loss;
+  LossKind loss = LossKind::logistic;
   int classes = 2;
   bool sparse = false;
   std::vector<double> x, y;
   const double* row(index_t t) const { return x.data() + t * d; }
 };
 
-Problem make_problem(index_t n, index_t d, const std::string& loss, int classes, bool sparse, unsigned seed) {
+Problem make_problem(index_t n, index_t d, LossKind loss, int classes, bool sparse, unsigned seed) {
   Problem p{n, d, loss, classes, sparse, {}, {}};
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -48,7 +48,7 @@ Problem make_problem(index_t n, index_t d, const std::string& loss, int classes,
   // Correlated features (a low-rank-plus-noise mix), so full-matrix preconditioning matters.
   std::vector<double> mix(sz(d * d));
   for (auto& v : mix) v = normal(gen);
-  const int K = loss == "softmax" ? classes : 1;
+  const int K = loss == LossKind::softmax ? classes : 1;
   std::vector<double> theta(sz(d * K));
   for (auto& v : theta) v = normal(gen);
   p.x.assign(sz(n * d), 0.0);
@@ -74,7 +74,7 @@ Problem make_problem(index_t n, index_t d, const std::string& loss, int classes,
     } else {
       double s = normal(gen) * 0.5;
       for (index_t j = 0; j < d; ++j) s += theta[sz(j)] * p.x[sz(t * d + j)];
-      p.y[sz(t)] = loss == "absolute" || loss == "squared" ? s : (s >= 0 ? 1.0 : -1.0);
+      p.y[sz(t)] = loss == LossKind::absolute || loss == LossKind::squared ? s : (s >= 0 ? 1.0 : -1.0);
     }
   }
   return p;
@@ -298,11 +298,12 @@ RunResult run_learner(const Communicator& comm, const Problem& p, const Sketched
 
 struct Case {
   const char* what;
-  std::string loss;
+  LossKind loss;
   int classes;
   index_t d;
 };
-const Case kCases[] = {{"logistic", "logistic", 2, 6}, {"softmax", "softmax", 3, 5}, {"hinge", "hinge", 2, 6}};
+const Case kCases[] = {
+    {"logistic", LossKind::logistic, 2, 6}, {"softmax", LossKind::softmax, 3, 5}, {"hinge", LossKind::hinge, 2, 6}};
 
 SketchedAdaGradOptions options(Sketching s, Form f, index_t ell, double eta, double delta) {
   SketchedAdaGradOptions o;
@@ -422,8 +423,8 @@ TEST(SketchedAdaGrad, PredictUsesTheCurrentWeights) {
   const auto comm = test::world();
   for (Sketching s : {Sketching::fd_gradients, Sketching::rp_data})
     for (bool sparse : {false, true}) {
-      const auto p = make_problem(60, 9, "softmax", 3, sparse, 21);
-      SketchedAdaGrad learner(comm, p.d, Loss("softmax", 3), options(s, Form::mirror_descent, 3, 0.3, 0.5));
+      const auto p = make_problem(60, 9, LossKind::softmax, 3, sparse, 21);
+      SketchedAdaGrad learner(comm, p.d, Loss(LossKind::softmax, 3), options(s, Form::mirror_descent, 3, 0.3, 0.5));
       const auto& part = learner.partition();
       const index_t begin = part.begin(comm.rank()), end = part.end(comm.rank());
       for (index_t t = 0; t + 1 < p.n; ++t) {
@@ -441,7 +442,7 @@ TEST(SketchedAdaGrad, PredictUsesTheCurrentWeights) {
 TEST(SketchedAdaGrad, MoreRanksThanFeatures) {
   const auto comm = test::world();
   const Communicator self(MPI_COMM_SELF);
-  const auto p = make_problem(80, 2, "logistic", 2, false, 4);
+  const auto p = make_problem(80, 2, LossKind::logistic, 2, false, 4);
   for (Sketching s : {Sketching::fd_gradients, Sketching::rp_data}) {
     const auto o = options(s, Form::mirror_descent, 3, 0.3, 0.5);
     EXPECT_LT(rel_diff(run_learner(comm, p, o).weights, run_learner(self, p, o).weights), 1e-9);
@@ -450,7 +451,7 @@ TEST(SketchedAdaGrad, MoreRanksThanFeatures) {
 
 TEST(SketchedAdaGrad, RejectsBadOptionsAndRows) {
   const auto comm = test::world();
-  const Loss loss("logistic");
+  const Loss loss(LossKind::logistic);
   auto bad = [&](auto&& edit) {
     auto o = options(Sketching::fd_gradients, Form::mirror_descent, 3, 0.1, 1.0);
     edit(o);

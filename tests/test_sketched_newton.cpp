@@ -48,9 +48,12 @@ using namespace adasketch::test;
 
 namespace {
 
-using Schedule = SketchedNewtonOptions::EtaSchedule;
+using Schedule = EtaSchedule;
 
-const char* const kAllSketches[] = {"fd", "fast-fd", "rp", "oja", "rfd", "fast-rfd"};
+const SketchKind kAllSketches[] = {SketchKind::fd, SketchKind::fast_fd, SketchKind::rp,
+                                   SketchKind::oja, SketchKind::rfd, SketchKind::fast_rfd};
+
+bool regularized(SketchKind sketch) { return sketch == SketchKind::rfd || sketch == SketchKind::fast_rfd; }
 
 struct Dataset {
   DenseMatrix x;
@@ -199,7 +202,7 @@ std::vector<double> dense_a(const SketchedNewton& learner) {
   return a;
 }
 
-SketchedNewtonOptions options_for(const std::string& sketch, index_t ell) {
+SketchedNewtonOptions options_for(SketchKind sketch, index_t ell) {
   SketchedNewtonOptions o;
   o.sketch = sketch;
   o.ell = ell;
@@ -219,12 +222,12 @@ SketchedNewtonOptions options_for(const std::string& sketch, index_t ell) {
 TEST(SketchedNewton, FdFamilyWithEllAboveDimEqualsFullOnlineNewton) {
   const auto comm = world();
   const index_t d = 7, n = 300;
-  for (const char* loss_name : {"squared", "logistic"}) {
+  for (const LossKind loss_name : {LossKind::squared, LossKind::logistic}) {
     for (const bool dense : {true, false}) {
       const auto data = make_data(n, d, dense ? 1.0 : 0.45, 11);
-      for (const char* sketch : {"fd", "fast-fd", "rfd", "fast-rfd"}) {
+      for (const SketchKind sketch : {SketchKind::fd, SketchKind::fast_fd, SketchKind::rfd, SketchKind::fast_rfd}) {
         auto o = options_for(sketch, 9);
-        if (std::string(loss_name) == "logistic") o.eta_schedule = Schedule::inv_t;
+        if (loss_name == LossKind::logistic) o.eta_schedule = Schedule::inv_t;
         const Loss loss(loss_name);
         SketchedNewton learner(comm, d, loss, o);
         FullOn reference(d, loss, o);
@@ -237,7 +240,7 @@ TEST(SketchedNewton, FdFamilyWithEllAboveDimEqualsFullOnlineNewton) {
         const auto w = gather_weights(learner);
         EXPECT_LT(relative_max_diff(w, reference.u()), 1e-8) << sketch << " " << loss_name << (dense ? " dense" : " sparse");
         EXPECT_GT(learner.projections(), 0) << sketch << " " << loss_name << ": the projection was never active";
-        if (std::string(sketch).ends_with("rfd")) {  // nothing shrunk: α stayed α₀ (up to round-off)
+        if (regularized(sketch)) {  // nothing shrunk: α stayed α₀ (up to round-off)
           EXPECT_NEAR(learner.alpha(), o.alpha, 1e-8 * o.alpha);
         }
       }
@@ -250,10 +253,10 @@ TEST(SketchedNewton, FdFamilyWithEllAboveDimEqualsFullOnlineNewton) {
 TEST(SketchedNewton, LazyWeightsEqualDenseSonOnTheLearnersOwnSketch) {
   const auto comm = world();
   const index_t d = 12, n = 120;
-  for (const char* loss_name : {"squared", "logistic"}) {
+  for (const LossKind loss_name : {LossKind::squared, LossKind::logistic}) {
     for (const bool dense : {true, false}) {
       const auto data = make_data(n, d, dense ? 1.0 : 0.5, 21);
-      for (const char* sketch : kAllSketches) {
+      for (const SketchKind sketch : kAllSketches) {
         const auto o = options_for(sketch, 3);
         const Loss loss(loss_name);
         SketchedNewton learner(comm, d, loss, o);
@@ -292,10 +295,10 @@ TEST(SketchedNewton, ProjectionIsLemma1AndMinimizesTheAnormOverTheSlab) {
   const auto data = make_data(60, d, 1.0, 5);
   std::mt19937_64 gen(99);  // the same stream on every rank
   std::normal_distribution<double> normal(0.0, 1.0);
-  for (const char* sketch : kAllSketches) {
+  for (const SketchKind sketch : kAllSketches) {
     auto o = options_for(sketch, 4);
     o.C = 0.5;
-    SketchedNewton learner(comm, d, Loss("squared"), o);
+    SketchedNewton learner(comm, d, Loss(LossKind::squared), o);
     for (index_t i = 0; i < data.x.n; ++i)
       learner.step(slice(data.x, i, learner.partition(), comm.rank(), true).row(), data.y[i]);
     const auto u = gather_weights(learner);
@@ -343,7 +346,7 @@ TEST(SketchedNewton, ProjectionIsLemma1AndMinimizesTheAnormOverTheSlab) {
     for (auto& v : xm.a) v = 3.0 * normal(gen);
     const double clipped[1] = {std::clamp(dot(gather_weights(learner), xm.a), -o.C, o.C)};
     const auto r = learner.step(slice(xm, 0, learner.partition(), comm.rank(), true).row(), 1.0);
-    EXPECT_NEAR(r.loss, Loss("squared").value(clipped, 1.0), 1e-10) << sketch;
+    EXPECT_NEAR(r.loss, Loss(LossKind::squared).value(clipped, 1.0), 1e-10) << sketch;
   }
 }
 
@@ -358,8 +361,8 @@ TEST(SketchedNewton, SameWeightsOnEveryRankCount) {
     // kept) is then chaotic and amplifies round-off differences; a well-posed run is compared here.
     const double density = dense ? 1.0 : 0.2;
     const auto data = make_data(n, d, density, 3, 1.0 / std::sqrt(density * static_cast<double>(d)));
-    for (const char* loss_name : {"squared", "logistic"}) {
-      for (const char* sketch : kAllSketches) {
+    for (const LossKind loss_name : {LossKind::squared, LossKind::logistic}) {
+      for (const SketchKind sketch : kAllSketches) {
         auto o = options_for(sketch, 6);
         o.alpha = 1.0;
         SketchedNewton parallel(comm, d, Loss(loss_name), o);
@@ -385,10 +388,10 @@ TEST(SketchedNewton, MoreRanksThanFeatures) {
   const Communicator self(MPI_COMM_SELF);
   const index_t d = 2;
   const auto data = make_data(60, d, 1.0, 29);
-  for (const char* sketch : kAllSketches) {
+  for (const SketchKind sketch : kAllSketches) {
     auto o = options_for(sketch, 1);
-    SketchedNewton parallel(comm, d, Loss("logistic"), o);
-    SketchedNewton serial(self, d, Loss("logistic"), o);
+    SketchedNewton parallel(comm, d, Loss(LossKind::logistic), o);
+    SketchedNewton serial(self, d, Loss(LossKind::logistic), o);
     for (index_t k = 0; k < data.x.n; ++k) {
       const bool dense = k % 2 == 0;  // alternate dense and sparse rows
       parallel.step(slice(data.x, k, parallel.partition(), comm.rank(), dense).row(), data.y[k]);
@@ -404,10 +407,10 @@ TEST(SketchedNewton, ZeroGradientLeavesSketchAndWeightsAlone) {
   const auto comm = world();
   const index_t d = 6;
   const auto data = make_data(40, d, 1.0, 8);
-  for (const char* sketch : kAllSketches) {
+  for (const SketchKind sketch : kAllSketches) {
     auto o = options_for(sketch, 3);
     o.C = std::numeric_limits<double>::infinity();  // no projection: a step with ℓ' = 0 changes nothing
-    SketchedNewton learner(comm, d, Loss("hinge"), o);
+    SketchedNewton learner(comm, d, Loss(LossKind::hinge), o);
     for (index_t i = 0; i < data.x.n; ++i)
       learner.step(slice(data.x, i, learner.partition(), comm.rank(), true).row(), data.y[i]);
     // An example on the right side of the margin: ℓ' = 0.
@@ -436,19 +439,19 @@ TEST(SketchedNewton, TinyAlpha0RfdSonStaysFiniteAndRankIndependent) {
   const Communicator self(MPI_COMM_SELF);
   const index_t d = 30, n = 300;
   const auto data = make_data(n, d, 0.3, 17);
-  for (const char* sketch : {"rfd", "fast-rfd", "fd", "fast-fd"}) {
+  for (const SketchKind sketch : {SketchKind::rfd, SketchKind::fast_rfd, SketchKind::fd, SketchKind::fast_fd}) {
     auto o = options_for(sketch, 5);
     o.alpha = 1e-10;
     o.eta_schedule = Schedule::inv_t;
-    SketchedNewton parallel(comm, d, Loss("squared"), o);
-    SketchedNewton serial(self, d, Loss("squared"), o);
+    SketchedNewton parallel(comm, d, Loss(LossKind::squared), o);
+    SketchedNewton serial(self, d, Loss(LossKind::squared), o);
     for (index_t i = 0; i < n; ++i) {
       parallel.step(slice(data.x, i, parallel.partition(), comm.rank(), false).row(), data.y[i]);
       serial.step(slice(data.x, i, serial.partition(), 0, false).row(), data.y[i]);
     }
     const auto w = gather_weights(parallel);
     for (double v : w) ASSERT_TRUE(std::isfinite(v)) << sketch;
-    if (std::string(sketch).ends_with("rfd")) {
+    if (regularized(sketch)) {
       EXPECT_GT(parallel.alpha(), 1e-3) << sketch;  // α grew at the shrinks
       EXPECT_LT(relative_max_diff(w, gather_weights(serial)), 1e-8) << sketch;
     }
@@ -461,10 +464,10 @@ TEST(SketchedNewton, TinyAlpha0BeforeAnyShrinkMatchesFullOn) {
   const auto comm = world();
   const index_t d = 40, n = 12;
   const auto data = make_data(n, d, 0.3, 23);
-  auto o = options_for("fast-rfd", 10);  // 20 buffer rows: no shrink in 12 steps
+  auto o = options_for(SketchKind::fast_rfd, 10);  // 20 buffer rows: no shrink in 12 steps
   o.alpha = 1e-6;
-  SketchedNewton learner(comm, d, Loss("squared"), o);
-  FullOn reference(d, Loss("squared"), o);
+  SketchedNewton learner(comm, d, Loss(LossKind::squared), o);
+  FullOn reference(d, Loss(LossKind::squared), o);
   for (index_t i = 0; i < n; ++i) {
     learner.step(slice(data.x, i, learner.partition(), comm.rank(), false).row(), data.y[i]);
     reference.step(row_of(data.x, i), data.y[i]);
@@ -479,36 +482,35 @@ TEST(SketchedNewton, RejectsBadOptionsAndSoftmax) {
     change(o);
     return o;
   };
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("softmax", 3)), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.alpha = 0.0; })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.sketch = "rfd"; o.alpha = 0.0; })),
+  const Loss squared(LossKind::squared);
+  EXPECT_THROW(SketchedNewton(comm, 5, Loss(LossKind::softmax, 3)), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.alpha = 0.0; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sketch = SketchKind::rfd; o.alpha = 0.0; })),
                InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.alpha = -1.0; })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.C = 0.0; })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.sigma = -0.1; })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.eta = std::nan(""); })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.sketch = "srht"; })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.ell = 0; })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss("squared"), bad([](auto& o) { o.sketch = "oja"; o.ell = 6; })),
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.alpha = -1.0; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.C = 0.0; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sigma = -0.1; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.eta = std::nan(""); })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.ell = 0; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sketch = SketchKind::oja; o.ell = 6; })),
                InvalidArgument);
-  EXPECT_THROW(parse_eta_schedule("1/t"), InvalidArgument);
-  for (const char* s : {"constant", "inv-t", "inv-sqrt-t"}) EXPECT_EQ(to_string(parse_eta_schedule(s)), s);
-  SketchedNewton learner(comm, 5, Loss("logistic"), bad([](auto& o) { o.ell = 2; }));
+  EXPECT_THROW(from_string<EtaSchedule>("1/t"), InvalidArgument);
+  SketchedNewton learner(comm, 5, Loss(LossKind::logistic), bad([](auto& o) { o.ell = 2; }));
   EXPECT_THROW(learner.step(LocalRow::sparse({}, {}), 0.5), InvalidArgument);  // binary label
 }
 
 TEST(SketchedNewton, MakeLearnerBuildsEverySonVariant) {
   const auto comm = world();
-  for (const char* sketch : kAllSketches) {
+  for (const SketchKind sketch : kAllSketches) {
     LearnerSpec spec;
-    spec.algorithm = std::string(sketch) + "-son";
-    spec.loss = "squared";
+    spec.algorithm = to_string(sketch) + "-son";
+    spec.loss = LossKind::squared;
     spec.ell = 3;
     spec.alpha0 = 2.0;
     spec.C = 0.7;
     spec.sigma = 0.2;
     spec.eta = 0.3;
-    spec.eta_schedule = "inv-sqrt-t";
+    spec.eta_schedule = EtaSchedule::inv_sqrt_t;
     spec.seed = 4;
     const auto learner = make_learner(comm, 10, spec);
     ASSERT_NE(learner, nullptr);
@@ -529,11 +531,8 @@ TEST(SketchedNewton, MakeLearnerBuildsEverySonVariant) {
   spec.algorithm = "srht-son";
   EXPECT_THROW(make_learner(comm, 10, spec), InvalidArgument);
   spec.algorithm = "fd-son";
-  spec.loss = "softmax";
+  spec.loss = LossKind::softmax;
   spec.classes = 3;
-  EXPECT_THROW(make_learner(comm, 10, spec), InvalidArgument);
-  spec.loss = "squared";
-  spec.eta_schedule = "log";
   EXPECT_THROW(make_learner(comm, 10, spec), InvalidArgument);
 }
 
@@ -556,8 +555,8 @@ TEST(SketchedNewton, StepsDoNotAllocate) {
     std::vector<LocalExample> rows;
     const BlockPartition p(d, comm.size());
     for (index_t i = 0; i < n; ++i) rows.push_back(slice(data.x, i, p, comm.rank(), dense));
-    for (const char* sketch : kAllSketches) {
-      SketchedNewton learner(comm, d, Loss("logistic"), options_for(sketch, 5));
+    for (const SketchKind sketch : kAllSketches) {
+      SketchedNewton learner(comm, d, Loss(LossKind::logistic), options_for(sketch, 5));
       std::vector<LocalRow> views;
       for (const auto& r : rows) views.push_back(r.row());
       double score[1];

@@ -70,11 +70,11 @@ Rows a9a_rows(const Communicator& comm, index_t n) {
   return r;
 }
 
-LearnerSpec spec_for(const std::string& algorithm, bool softmax, const std::string& form) {
+LearnerSpec spec_for(const std::string& algorithm, bool softmax, FormChoice form) {
   LearnerSpec s;
   s.algorithm = algorithm;
   const bool son = algorithm.ends_with("-son");
-  s.loss = softmax ? "softmax" : son ? "squared" : "logistic";
+  s.loss = softmax ? LossKind::softmax : son ? LossKind::squared : LossKind::logistic;
   s.classes = 3;
   s.ell = 3;
   s.eta = son ? 1.0 : 0.2;
@@ -84,7 +84,7 @@ LearnerSpec spec_for(const std::string& algorithm, bool softmax, const std::stri
   s.alpha0 = 20.0;
   s.C = 1.0;
   s.sigma = 0.1;
-  s.eta_schedule = "inv-t";
+  s.eta_schedule = EtaSchedule::inv_t;
   s.seed = 7;
   s.form = form;
   return s;
@@ -117,15 +117,15 @@ void expect_same_steps(const Rows& rows, bool softmax, Learner& dense, Learner& 
     mistakes_sparse += b.mistake ? 1 : 0;
   }
   EXPECT_EQ(mistakes_sparse, mistakes_dense);
-  EXPECT_EQ(sparse.spec().form, "sparse");
-  EXPECT_EQ(dense.spec().form, "dense");
+  EXPECT_EQ(sparse.spec().form, FormChoice::sparse);
+  EXPECT_EQ(dense.spec().form, FormChoice::dense);
   EXPECT_LT(relative_difference(sparse, dense), 1e-8);
 }
 
 void expect_forms_agree(const Communicator& comm, const Rows& rows, const std::string& algorithm, bool softmax) {
   SCOPED_TRACE(algorithm + (softmax ? " softmax" : ""));
-  auto dense = make_learner(comm, rows.dim, spec_for(algorithm, softmax, "dense"));
-  auto sparse = make_learner(comm, rows.dim, spec_for(algorithm, softmax, "sparse"));
+  auto dense = make_learner(comm, rows.dim, spec_for(algorithm, softmax, FormChoice::dense));
+  auto sparse = make_learner(comm, rows.dim, spec_for(algorithm, softmax, FormChoice::sparse));
   expect_same_steps(rows, softmax, *dense, *sparse);
 }
 
@@ -155,7 +155,7 @@ TEST(SparseLearners, SparseFormEqualsDenseFormOnA9a) {
 
 // The learner built from `o` in the dense form against the sparse form forced to rebase.
 template <class LearnerType, class Options>
-void expect_forms_agree_through_rebases(const Communicator& comm, const Rows& rows, Options o, const char* loss) {
+void expect_forms_agree_through_rebases(const Communicator& comm, const Rows& rows, Options o, LossKind loss) {
   o.sketch_form = FormChoice::dense;
   LearnerType dense(comm, rows.dim, Loss(loss), o);
   o.sketch_form = FormChoice::sparse;
@@ -172,15 +172,16 @@ TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
   const auto comm = test::world();
   const BlockPartition p(200, comm.size());
   const Rows rows = random_rows(p, comm.rank(), 300, 6, 2, 17);
-  for (const char* sketch : {"fd", "fast-fd", "rfd", "fast-rfd", "oja"}) {
+  for (const SketchKind sketch :
+       {SketchKind::fd, SketchKind::fast_fd, SketchKind::rfd, SketchKind::fast_rfd, SketchKind::oja}) {
     SketchedNewtonOptions o;
     o.sketch = sketch;
     o.ell = 3;
     o.alpha = 20.0;
     o.sigma = 0.1;
-    o.eta_schedule = SketchedNewtonOptions::EtaSchedule::inv_t;
+    o.eta_schedule = EtaSchedule::inv_t;
     o.seed = 7;
-    expect_forms_agree_through_rebases<SketchedNewton>(comm, rows, o, "squared");
+    expect_forms_agree_through_rebases<SketchedNewton>(comm, rows, o, LossKind::squared);
   }
   using Sketching = SketchedAdaGradOptions::Sketching;
   using Form = SketchedAdaGradOptions::Form;
@@ -192,7 +193,7 @@ TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
       o.ell = 3;
       o.eta = 0.2;
       o.delta = 0.5;
-      expect_forms_agree_through_rebases<SketchedAdaGrad>(comm, rows, o, "logistic");
+      expect_forms_agree_through_rebases<SketchedAdaGrad>(comm, rows, o, LossKind::logistic);
     }
 }
 
@@ -201,13 +202,13 @@ TEST(SparseLearners, AutomaticFormFollowsTheFirstRow) {
   const BlockPartition p(40, comm.size());
   const Rows rows = random_rows(p, comm.rank(), 5, 3, 0, 3);
   for (const char* algorithm : {"fast-rfd-son", "ada-fd"}) {
-    auto sparse_first = make_learner(comm, p.dim(), spec_for(algorithm, false, "auto"));
-    EXPECT_EQ(sparse_first->spec().form, "auto");
+    auto sparse_first = make_learner(comm, p.dim(), spec_for(algorithm, false, FormChoice::automatic));
+    EXPECT_EQ(sparse_first->spec().form, FormChoice::automatic);
     sparse_first->step(LocalRow::sparse(rows.indices[0], rows.values[0]), rows.binary[0]);
-    EXPECT_EQ(sparse_first->spec().form, "sparse") << algorithm;
-    auto dense_first = make_learner(comm, p.dim(), spec_for(algorithm, false, "auto"));
+    EXPECT_EQ(sparse_first->spec().form, FormChoice::sparse) << algorithm;
+    auto dense_first = make_learner(comm, p.dim(), spec_for(algorithm, false, FormChoice::automatic));
     const std::vector<double> zeros(static_cast<std::size_t>(p.size(comm.rank())), 0.0);
     dense_first->step(LocalRow::dense(zeros), rows.binary[0]);
-    EXPECT_EQ(dense_first->spec().form, "dense") << algorithm;
+    EXPECT_EQ(dense_first->spec().form, FormChoice::dense) << algorithm;
   }
 }

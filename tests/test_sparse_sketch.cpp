@@ -20,12 +20,14 @@ using test::DenseMatrix;
 
 namespace {
 
-const char* const kMethods[] = {"fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja"};
+const SketchKind kMethods[] = {SketchKind::fd, SketchKind::fast_fd, SketchKind::rfd,
+                               SketchKind::fast_rfd, SketchKind::rp, SketchKind::oja};
 
 // max_growth = 1 makes the sparse FD and Oja sketches rebase at (nearly) every shrink or step.
-std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, const std::string& method, index_t ell,
-                             SketchForm form, double max_growth = 1e4) {
-  if (max_growth != 1e4 && method == "oja") {
+std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, SketchKind method, index_t ell, SketchForm form,
+                             double max_growth = 1e4) {
+  const bool regularized = method == SketchKind::rfd || method == SketchKind::fast_rfd;
+  if (max_growth != 1e4 && method == SketchKind::oja) {
     OjaSketchOptions o;
     o.ell = ell;
     o.seed = 3;
@@ -33,21 +35,21 @@ std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, const std::str
     o.max_growth = max_growth;
     return std::make_unique<OjaSketch>(comm, d, o);
   }
-  if (max_growth != 1e4 && method.find("fd") != std::string::npos) {
+  if (max_growth != 1e4 && method != SketchKind::rp) {
     FrequentDirectionsOptions o;
     o.ell = ell;
-    o.fast = method.starts_with("fast-");
-    o.regularized = method.ends_with("rfd");
+    o.fast = method == SketchKind::fast_fd || method == SketchKind::fast_rfd;
+    o.regularized = regularized;
     o.alpha0 = o.regularized ? 0.5 : 0.0;
     o.form = form;
     o.max_growth = max_growth;
     return std::make_unique<FrequentDirections>(comm, d, o);
   }
   SketchSpec spec;
-  spec.method = method;
+  spec.kind = method;
   spec.ell = ell;
   spec.seed = 3;
-  spec.alpha0 = method.find("rfd") != std::string::npos ? 0.5 : 0.0;
+  spec.alpha0 = regularized ? 0.5 : 0.0;
   spec.form = form;
   return make_sketch(comm, d, spec);
 }
@@ -115,7 +117,7 @@ TEST(SparseSketch, MatchesTheDenseFormRowByRow) {
                           Variant{{120, 4, 3}, 1.0}}) {
     const Case k = v.data;
     const auto a = sparse_rows(120, k.d, k.nnz, k.shared, 17);
-    for (const char* method : kMethods) {
+    for (const SketchKind method : kMethods) {
       for (const index_t ell : {3, 5}) {
         auto dense = make(comm, k.d, method, ell, SketchForm::dense);
         auto sparse = make(comm, k.d, method, ell, SketchForm::sparse, v.max_growth);
@@ -137,8 +139,7 @@ TEST(SparseSketch, MatchesTheDenseFormRowByRow) {
           ASSERT_LT(relative(e_sparse, e_dense, 1e-300), 1e-9) << method << " ell=" << ell << " t=" << t;
           ASSERT_NEAR(sparse->alpha(), dense->alpha(), 1e-12 * std::max(1.0, dense->alpha())) << method;
         }
-        const std::string m(method);
-        if (v.max_growth == 1.0 && m != "rp") {
+        if (v.max_growth == 1.0 && method != SketchKind::rp) {
           EXPECT_GT(rebases(*sparse), 0) << method;
         }
       }
@@ -154,7 +155,7 @@ TEST(SparseSketch, CarriesProductsAndCoefficientsThroughInsertions) {
   std::normal_distribution<double> normal(0.0, 1.0);
   for (const index_t shared : {0, 3, -3}) {  // -3: shared features and rebases at every shrink
     const auto a = sparse_rows(90, 60, 4, std::abs(shared), 23);
-    for (const char* method : kMethods) {
+    for (const SketchKind method : kMethods) {
       auto s = make(comm, a.d, method, 3, SketchForm::sparse, shared < 0 ? 1.0 : 1e4);
       const index_t Rz = s->basis_rows(), dp = s->local_dim(), begin = s->partition().begin(comm.rank());
       std::vector<double> z(static_cast<std::size_t>(a.d)), zz(static_cast<std::size_t>(Rz)), fresh(zz.size());

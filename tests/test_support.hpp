@@ -3,12 +3,24 @@
 // and slicing of global rows into a rank's block.
 #include <mpi.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/sketch/make_sketch.hpp"
 #include "adasketch/types.hpp"
+
+namespace adasketch {
+// Test messages and gtest's value printer show the enums by name.
+inline std::ostream& operator<<(std::ostream& out, SketchKind v) { return out << to_string(v); }
+inline std::ostream& operator<<(std::ostream& out, SketchForm v) { return out << to_string(v); }
+inline std::ostream& operator<<(std::ostream& out, FormChoice v) { return out << to_string(v); }
+inline std::ostream& operator<<(std::ostream& out, LossKind v) { return out << to_string(v); }
+inline std::ostream& operator<<(std::ostream& out, EtaSchedule v) { return out << to_string(v); }
+}  // namespace adasketch
 
 namespace adasketch::test {
 

@@ -67,7 +67,7 @@ bool same_but_ranks(const std::string& a, const std::vector<unsigned char>& b) {
 
 // A few steps on examples every loss accepts: dense ones, then sparse ones on the first features.
 void step_a_little(Learner& learner, const CheckpointHeader& header) {
-  const double label = header.spec.loss == "softmax" ? 0.0 : header.run.labels.kind() == LabelMap::Kind::real ? 0.5 : 1.0;
+  const double label = header.spec.loss == LossKind::softmax ? 0.0 : header.run.labels.kind() == LabelMap::Kind::real ? 0.5 : 1.0;
   const std::vector<double> dense(static_cast<std::size_t>(header.dim), 0.25);
   const std::vector<index_t> indices = {0, header.dim - 1};
   const std::vector<double> values = {1.0, -2.0};

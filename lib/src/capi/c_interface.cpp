@@ -72,7 +72,7 @@ LearnerSpec to_spec(const adasketch_spec* s) {
   for (const char* text : {s->algorithm, s->loss, s->eta_schedule, s->form}) require_pointer(text, "a string of spec");
   LearnerSpec spec;
   spec.algorithm = s->algorithm;
-  spec.loss = s->loss;
+  spec.loss = from_string<LossKind>(s->loss);
   spec.classes = s->classes;
   spec.ell = s->ell;
   spec.eta = s->eta;
@@ -80,9 +80,9 @@ LearnerSpec to_spec(const adasketch_spec* s) {
   spec.alpha0 = s->alpha0;
   spec.C = s->C;
   spec.sigma = s->sigma;
-  spec.eta_schedule = s->eta_schedule;
+  spec.eta_schedule = from_string<EtaSchedule>(s->eta_schedule);
   spec.seed = s->seed;
-  spec.form = s->form;
+  spec.form = from_string<FormChoice>(s->form);
   return spec;
 }
 
@@ -126,9 +126,10 @@ const char* adasketch_version(void) { return adasketch::version(); }
 
 void adasketch_spec_defaults(adasketch_spec* spec) {
   if (spec == nullptr) return;
-  static const LearnerSpec d;  // its strings live as long as the program
-  *spec = adasketch_spec{d.algorithm.c_str(), d.loss.c_str(), d.classes, d.ell, d.eta, d.delta, d.alpha0, d.C,
-                         d.sigma, d.eta_schedule.c_str(), d.seed, d.form.c_str()};
+  static const LearnerSpec d;  // it and these strings live as long as the program
+  static const std::string loss = to_string(d.loss), schedule = to_string(d.eta_schedule), form = to_string(d.form);
+  *spec = adasketch_spec{d.algorithm.c_str(), loss.c_str(), d.classes, d.ell, d.eta, d.delta, d.alpha0, d.C,
+                         d.sigma, schedule.c_str(), d.seed, form.c_str()};
 }
 
 adasketch_status adasketch_learner_create(MPI_Comm comm, int64_t dim, const adasketch_spec* spec,

@@ -263,7 +263,7 @@ std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const Lea
     if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b)) out.push_back({field, number(a), number(b)});
   };
   text("algorithm", saved.algorithm, given.algorithm);
-  text("loss", saved.loss, given.loss);
+  text("loss", to_string(saved.loss), to_string(given.loss));
   text("classes", std::to_string(saved.classes), std::to_string(given.classes));
   text("ell", std::to_string(saved.ell), std::to_string(given.ell));
   real("eta", saved.eta, given.eta);
@@ -271,9 +271,10 @@ std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const Lea
   real("alpha0", saved.alpha0, given.alpha0);
   real("C", saved.C, given.C);
   real("sigma", saved.sigma, given.sigma);
-  text("eta_schedule", saved.eta_schedule, given.eta_schedule);
+  text("eta_schedule", to_string(saved.eta_schedule), to_string(given.eta_schedule));
   text("seed", std::to_string(saved.seed), std::to_string(given.seed));
-  if (given.form != "auto") text("form", saved.form, given.form);  // auto accepts the form the run took
+  if (given.form != FormChoice::automatic)  // auto accepts the form the run took
+    text("form", to_string(saved.form), to_string(given.form));
   return out;
 }
 

@@ -78,13 +78,13 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
   put_at(h, 16, static_cast<std::uint64_t>(header.dim));
   put_at(h, 24, static_cast<std::uint64_t>(header.classes));
   put_name(h, kAlgorithmAt, kNameBytes, s.algorithm);
-  put_name(h, kLossAt, kNameBytes, s.loss);
-  put_name(h, kScheduleAt, kNameBytes, s.eta_schedule);
+  put_name(h, kLossAt, kNameBytes, to_string(s.loss));
+  put_name(h, kScheduleAt, kNameBytes, to_string(s.eta_schedule));
   put_at(h, kSpecAt, static_cast<std::uint64_t>(s.ell));
   const double reals[5] = {s.eta, s.delta, s.alpha0, s.C, s.sigma};
   for (std::size_t i = 0; i < 5; ++i) put_at(h, kSpecAt + 8 + 8 * i, reals[i]);
   put_at(h, kSpecAt + 48, s.seed);
-  put_at(h, kFormAt, static_cast<std::uint64_t>(parse_form_choice(s.form)));
+  put_at(h, kFormAt, static_cast<std::uint64_t>(s.form));
   put_at(h, kRanksAt, static_cast<std::uint64_t>(header.ranks));
   put_at(h, kStateAt, static_cast<std::uint64_t>(t.pass));
   put_at(h, kStateAt + 8, static_cast<std::uint64_t>(t.position));
@@ -129,9 +129,15 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   out.classes = static_cast<int>(classes);
   LearnerSpec& s = out.spec;
   s.algorithm = get_name(h, kAlgorithmAt, kNameBytes);
-  s.loss = get_name(h, kLossAt, kNameBytes);
-  s.eta_schedule = get_name(h, kScheduleAt, kNameBytes);
-  if (s.algorithm.empty() || s.loss.empty() || s.eta_schedule.empty()) throw corrupt(path, "bad algorithm, loss or schedule name");
+  const std::string loss_name = get_name(h, kLossAt, kNameBytes);
+  const std::string schedule = get_name(h, kScheduleAt, kNameBytes);
+  if (s.algorithm.empty() || loss_name.empty() || schedule.empty())
+    throw corrupt(path, "bad algorithm, loss or schedule name");
+  try {
+    s.eta_schedule = from_string<EtaSchedule>(schedule);
+  } catch (const InvalidArgument&) {
+    throw corrupt(path, "bad algorithm, loss or schedule name");
+  }
   const auto ell = get_at<std::uint64_t>(h, kSpecAt);
   if (ell == 0 || ell > (std::uint64_t{1} << 40)) throw corrupt(path, "bad ell = " + std::to_string(ell));
   s.ell = static_cast<index_t>(ell);
@@ -140,15 +146,16 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   s.seed = get_at<std::uint64_t>(h, kSpecAt + 48);
   const auto form = get_at<std::uint64_t>(h, kFormAt);
   if (form > static_cast<std::uint64_t>(FormChoice::sparse)) throw corrupt(path, "bad form code " + std::to_string(form));
-  s.form = to_string(static_cast<FormChoice>(form));
+  s.form = static_cast<FormChoice>(form);
   try {
+    s.loss = from_string<LossKind>(loss_name);
     const Loss loss(s.loss, std::max(out.classes, 2));
     if (loss.outputs() != out.classes) throw InvalidArgument("K");
     if (loss.kind() == LossKind::softmax) s.classes = out.classes;
     out.run.labels = LabelMap(labels, std::max(out.classes, 2));
     if (!out.run.labels.fits(loss)) throw InvalidArgument("label map");
   } catch (const InvalidArgument&) {
-    throw corrupt(path, "the loss '" + s.loss + "', K = " + std::to_string(classes) + " and the label map do not fit");
+    throw corrupt(path, "the loss '" + loss_name + "', K = " + std::to_string(classes) + " and the label map do not fit");
   }
   out.ranks = static_cast<int>(std::min<std::uint64_t>(get_at<std::uint64_t>(h, kRanksAt), 1u << 30));
   TrainingState& t = out.run.state;
@@ -209,7 +216,7 @@ std::vector<FieldEntry> decode_table(const unsigned char* bytes, const DecodedHe
 }
 
 std::string describe(const CheckpointHeader& header) {
-  return header.spec.algorithm + " (" + header.spec.loss + " loss, d = " + std::to_string(header.dim) +
+  return header.spec.algorithm + " (" + to_string(header.spec.loss) + " loss, d = " + std::to_string(header.dim) +
          ", K = " + std::to_string(header.classes) + ", ell = " + std::to_string(header.spec.ell) + ")";
 }
 

@@ -166,7 +166,7 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
   const auto K = static_cast<int>(header.classes);
   const auto loss = [&] {
     try {
-      return Loss(header.loss, K);
+      return Loss(from_string<LossKind>(header.loss), K);
     } catch (const InvalidArgument&) {
       throw InputError(path, 0, "corrupt model file: unknown loss '" + header.loss + "' with K = " + std::to_string(K));
     }

@@ -80,7 +80,7 @@ void DiagonalAdaGrad::weights(std::span<double> out) const {
 LearnerSpec DiagonalAdaGrad::spec() const {
   LearnerSpec s;
   s.algorithm = name();
-  s.loss = loss().name();
+  s.loss = loss().kind();
   if (loss().kind() == LossKind::softmax) s.classes = outputs();
   s.eta = options_.eta;
   s.delta = options_.delta;

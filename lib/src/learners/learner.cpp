@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -14,6 +15,22 @@ namespace adasketch {
 namespace {
 constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);  // std::vector<double>'s limit
 }  // namespace
+
+std::string to_string(EtaSchedule schedule) {
+  switch (schedule) {
+    case EtaSchedule::constant: return "constant";
+    case EtaSchedule::inv_t: return "inv-t";
+    case EtaSchedule::inv_sqrt_t: return "inv-sqrt-t";
+  }
+  return "?";
+}
+
+template <>
+EtaSchedule from_string<EtaSchedule>(std::string_view text) {
+  for (const EtaSchedule schedule : {EtaSchedule::constant, EtaSchedule::inv_t, EtaSchedule::inv_sqrt_t})
+    if (text == to_string(schedule)) return schedule;
+  throw InvalidArgument("unknown eta schedule '" + std::string(text) + "' (expected constant, inv-t or inv-sqrt-t)");
+}
 
 Learner::Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss)
     : comm_(comm), partition_(partition), loss_(loss) {

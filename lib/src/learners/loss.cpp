@@ -1,32 +1,16 @@
 #include "adasketch/learners/loss.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <string>
-#include <utility>
+#include <string_view>
 
 #include "adasketch/error.hpp"
 
 namespace adasketch {
 
 namespace {
-
-constexpr std::array<std::pair<const char*, LossKind>, 6> kLosses{{
-    {"squared", LossKind::squared},
-    {"absolute", LossKind::absolute},
-    {"logistic", LossKind::logistic},
-    {"hinge", LossKind::hinge},
-    {"squared-hinge", LossKind::squared_hinge},
-    {"softmax", LossKind::softmax},
-}};
-
-LossKind parse_kind(const std::string& name) {
-  for (const auto& [n, k] : kLosses)
-    if (name == n) return k;
-  throw InvalidArgument("unknown loss '" + name + "' (expected squared, absolute, logistic, hinge, squared-hinge or softmax)");
-}
 
 // log(1 + e^{−z}) without overflow or cancellation.
 double log1p_exp_neg(double z) { return z > 0.0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z)); }
@@ -52,7 +36,28 @@ double log_sum_exp(std::span<const double> p) {
 
 }  // namespace
 
-Loss::Loss(const std::string& name, int classes) : kind_(parse_kind(name)), name_(name), outputs_(1) {
+std::string to_string(LossKind kind) {
+  switch (kind) {
+    case LossKind::squared: return "squared";
+    case LossKind::absolute: return "absolute";
+    case LossKind::logistic: return "logistic";
+    case LossKind::hinge: return "hinge";
+    case LossKind::squared_hinge: return "squared-hinge";
+    case LossKind::softmax: return "softmax";
+  }
+  return "?";
+}
+
+template <>
+LossKind from_string<LossKind>(std::string_view text) {
+  for (const LossKind kind : {LossKind::squared, LossKind::absolute, LossKind::logistic, LossKind::hinge,
+                              LossKind::squared_hinge, LossKind::softmax})
+    if (text == to_string(kind)) return kind;
+  throw InvalidArgument("unknown loss '" + std::string(text) +
+                        "' (expected squared, absolute, logistic, hinge, squared-hinge or softmax)");
+}
+
+Loss::Loss(LossKind kind, int classes) : kind_(kind), outputs_(1) {
   if (kind_ == LossKind::softmax) {
     ADASKETCH_REQUIRE(classes >= 2, "softmax classes = " + std::to_string(classes));
     outputs_ = classes;

@@ -112,9 +112,9 @@ void SketchedAdaGrad::install_sketch(SketchForm form) {
 
 SketchedAdaGrad::~SketchedAdaGrad() = default;
 
-void SketchedAdaGrad::choose_form(const std::string& form) {
-  if (form_resolved_ || form == "auto") return;
-  if (parse_sketch_form(form) == SketchForm::sparse) install_sketch(SketchForm::sparse);
+void SketchedAdaGrad::choose_form(FormChoice form) {
+  if (form_resolved_ || form == FormChoice::automatic) return;
+  if (form == FormChoice::sparse) install_sketch(SketchForm::sparse);
   form_resolved_ = true;
 }
 
@@ -132,12 +132,12 @@ std::string SketchedAdaGrad::name() const {
 LearnerSpec SketchedAdaGrad::spec() const {
   LearnerSpec s;
   s.algorithm = name();
-  s.loss = loss().name();
+  s.loss = loss().kind();
   if (loss().kind() == LossKind::softmax) s.classes = outputs();
   s.ell = options_.ell;
   s.eta = options_.eta;
   s.delta = options_.delta;
-  s.form = form_resolved_ ? to_string(sketch_->form()) : "auto";
+  if (form_resolved_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
   if (options_.sketching == Sketching::rp_gradients || options_.sketching == Sketching::rp_data) s.seed = options_.seed;
   return s;
 }
@@ -316,7 +316,8 @@ void SketchedAdaGrad::apply_p(std::span<const double> v, std::span<double> out) 
 StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
   check_row(x);
   // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks).
-  if (!form_resolved_) choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? "sparse" : "dense");
+  if (!form_resolved_)
+    choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
   const index_t R = basis_, K = classes_;
   const index_t products = sketches_gradients() ? R * K : R;
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
@@ -483,7 +484,7 @@ std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const B
     o.eta = spec.eta;
     o.delta = spec.delta;
     o.seed = spec.seed;
-    o.sketch_form = parse_form_choice(spec.form);
+    o.sketch_form = spec.form;
     return std::make_unique<SketchedAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), o);
   }
   return nullptr;

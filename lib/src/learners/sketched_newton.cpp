@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
@@ -16,10 +17,6 @@
 namespace adasketch {
 
 namespace {
-
-bool is_son_sketch(const std::string& s) {
-  return s == "fd" || s == "fast-fd" || s == "rp" || s == "oja" || s == "rfd" || s == "fast-rfd";
-}
 
 const Loss& checked_loss(const Loss& loss) {
   if (loss.kind() == LossKind::softmax)
@@ -61,31 +58,12 @@ void add_scaled(const LocalRow& x, double a, std::span<double> out) noexcept {
 
 }  // namespace
 
-SketchedNewtonOptions::EtaSchedule parse_eta_schedule(const std::string& name) {
-  using S = SketchedNewtonOptions::EtaSchedule;
-  if (name == "constant") return S::constant;
-  if (name == "inv-t") return S::inv_t;
-  if (name == "inv-sqrt-t") return S::inv_sqrt_t;
-  throw InvalidArgument("unknown eta schedule '" + name + "' (expected constant, inv-t or inv-sqrt-t)");
-}
-
-std::string to_string(SketchedNewtonOptions::EtaSchedule schedule) {
-  switch (schedule) {
-    case SketchedNewtonOptions::EtaSchedule::constant: return "constant";
-    case SketchedNewtonOptions::EtaSchedule::inv_t: return "inv-t";
-    case SketchedNewtonOptions::EtaSchedule::inv_sqrt_t: return "inv-sqrt-t";
-  }
-  return "constant";
-}
-
 SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options)
     : SketchedNewton(comm, BlockPartition(dim, comm.size()), loss, options) {}
 
 SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                const SketchedNewtonOptions& options)
     : Learner(comm, partition, checked_loss(loss)), options_(options) {
-  ADASKETCH_REQUIRE(is_son_sketch(options.sketch),
-                    "sketch = '" + options.sketch + "' (expected fd, fast-fd, rp, oja, rfd or fast-rfd)");
   ADASKETCH_REQUIRE(options.ell >= 1, "ell = " + std::to_string(options.ell));
   ADASKETCH_REQUIRE(std::isfinite(options.alpha) && options.alpha >= std::numeric_limits<double>::min(),
                     "alpha = " + std::to_string(options.alpha) +
@@ -94,14 +72,14 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
   ADASKETCH_REQUIRE(options.C > 0.0, "C = " + std::to_string(options.C));  // +∞ allowed, NaN rejected
   ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + std::to_string(options.sigma));
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + std::to_string(options.eta));
-  regularized_ = options.sketch.ends_with("rfd");
+  regularized_ = options.sketch == SketchKind::rfd || options.sketch == SketchKind::fast_rfd;
   form_resolved_ = options.sketch_form != FormChoice::automatic;
   install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
 }
 
 void SketchedNewton::install_sketch(SketchForm form) {
   SketchSpec spec;
-  spec.method = options_.sketch;
+  spec.kind = options_.sketch;
   spec.ell = options_.ell;
   spec.seed = options_.seed;
   spec.alpha0 = regularized_ ? options_.alpha : 0.0;
@@ -129,26 +107,26 @@ void SketchedNewton::install_sketch(SketchForm form) {
 
 SketchedNewton::~SketchedNewton() = default;
 
-void SketchedNewton::choose_form(const std::string& form) {
-  if (form_resolved_ || form == "auto") return;
-  if (parse_sketch_form(form) == SketchForm::sparse) install_sketch(SketchForm::sparse);
+void SketchedNewton::choose_form(FormChoice form) {
+  if (form_resolved_ || form == FormChoice::automatic) return;
+  if (form == FormChoice::sparse) install_sketch(SketchForm::sparse);
   form_resolved_ = true;
 }
 
-std::string SketchedNewton::name() const { return options_.sketch + "-son"; }
+std::string SketchedNewton::name() const { return to_string(options_.sketch) + "-son"; }
 
 LearnerSpec SketchedNewton::spec() const {
   LearnerSpec s;
   s.algorithm = name();
-  s.loss = loss().name();
+  s.loss = loss().kind();
   s.ell = options_.ell;
   s.alpha0 = options_.alpha;
   s.C = options_.C;
   s.sigma = options_.sigma;
   s.eta = options_.eta;
-  s.eta_schedule = to_string(options_.eta_schedule);
-  s.form = form_resolved_ ? to_string(sketch_->form()) : "auto";
-  if (options_.sketch == "rp" || options_.sketch == "oja") s.seed = options_.seed;
+  s.eta_schedule = options_.eta_schedule;
+  if (form_resolved_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
+  if (options_.sketch == SketchKind::rp || options_.sketch == SketchKind::oja) s.seed = options_.seed;
   return s;
 }
 
@@ -169,9 +147,9 @@ double SketchedNewton::alpha() const noexcept { return regularized_ ? sketch_->a
 double SketchedNewton::eta(index_t t) const noexcept {
   const double tt = static_cast<double>(std::max<index_t>(t, 1));
   switch (options_.eta_schedule) {
-    case SketchedNewtonOptions::EtaSchedule::constant: return options_.eta;
-    case SketchedNewtonOptions::EtaSchedule::inv_t: return options_.eta / tt;
-    case SketchedNewtonOptions::EtaSchedule::inv_sqrt_t: return options_.eta / std::sqrt(tt);
+    case EtaSchedule::constant: return options_.eta;
+    case EtaSchedule::inv_t: return options_.eta / tt;
+    case EtaSchedule::inv_sqrt_t: return options_.eta / std::sqrt(tt);
   }
   return options_.eta;
 }
@@ -292,7 +270,8 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
 
 StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
   // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks).
-  if (!form_resolved_) choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? "sparse" : "dense");
+  if (!form_resolved_)
+    choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
   const index_t Rz = basis_;
   Sketch& sk = *sketch_;
   const Projection pr = project(x);
@@ -407,16 +386,19 @@ std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const Bl
   const std::string& a = spec.algorithm;
   if (!a.ends_with("-son")) return nullptr;
   SketchedNewtonOptions options;
-  options.sketch = a.substr(0, a.size() - 4);
-  if (!is_son_sketch(options.sketch)) return nullptr;
+  try {
+    options.sketch = from_string<SketchKind>(std::string_view(a).substr(0, a.size() - 4));
+  } catch (const InvalidArgument&) {
+    return nullptr;  // not a SON algorithm
+  }
   options.ell = spec.ell;
   options.alpha = spec.alpha0;
   options.C = spec.C;
   options.sigma = spec.sigma;
   options.eta = spec.eta;
-  options.eta_schedule = parse_eta_schedule(spec.eta_schedule);
+  options.eta_schedule = spec.eta_schedule;
   options.seed = spec.seed;
-  options.sketch_form = parse_form_choice(spec.form);
+  options.sketch_form = spec.form;
   return std::make_unique<SketchedNewton>(comm, partition, Loss(spec.loss, spec.classes), options);
 }
 

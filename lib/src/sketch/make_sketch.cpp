@@ -7,34 +7,59 @@
 
 namespace adasketch {
 
+std::string to_string(SketchKind kind) {
+  switch (kind) {
+    case SketchKind::fd: return "fd";
+    case SketchKind::fast_fd: return "fast-fd";
+    case SketchKind::rfd: return "rfd";
+    case SketchKind::fast_rfd: return "fast-rfd";
+    case SketchKind::rp: return "rp";
+    case SketchKind::oja: return "oja";
+  }
+  return "?";
+}
+
+template <>
+SketchKind from_string<SketchKind>(std::string_view text) {
+  for (const SketchKind kind :
+       {SketchKind::fd, SketchKind::fast_fd, SketchKind::rfd, SketchKind::fast_rfd, SketchKind::rp, SketchKind::oja})
+    if (text == to_string(kind)) return kind;
+  throw InvalidArgument("unknown method '" + std::string(text) + "' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");
+}
+
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const SketchSpec& spec) {
   return make_sketch(comm, BlockPartition(dim, comm.size()), spec);
 }
 
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec) {
   if (spec.ell <= 0) throw InvalidArgument("make_sketch: ell = " + std::to_string(spec.ell) + " (expected ell >= 1)");
-  const std::string& m = spec.method;
-  if (m == "fd" || m == "fast-fd" || m == "rfd" || m == "fast-rfd") {
-    FrequentDirectionsOptions o;
-    o.ell = spec.ell;
-    o.fast = m.starts_with("fast-");
-    o.regularized = m.ends_with("rfd");
-    o.alpha0 = spec.alpha0;
-    o.form = spec.form;
-    o.max_growth = spec.max_growth;
-    return std::make_unique<FrequentDirections>(comm, partition, o);
+  const SketchKind k = spec.kind;
+  switch (k) {
+    case SketchKind::fd:
+    case SketchKind::fast_fd:
+    case SketchKind::rfd:
+    case SketchKind::fast_rfd: {
+      FrequentDirectionsOptions o;
+      o.ell = spec.ell;
+      o.fast = k == SketchKind::fast_fd || k == SketchKind::fast_rfd;
+      o.regularized = k == SketchKind::rfd || k == SketchKind::fast_rfd;
+      o.alpha0 = spec.alpha0;
+      o.form = spec.form;
+      o.max_growth = spec.max_growth;
+      return std::make_unique<FrequentDirections>(comm, partition, o);
+    }
+    case SketchKind::rp:
+      return std::make_unique<RandomProjection>(comm, partition, RandomProjectionOptions{spec.ell, spec.seed, 0, spec.form});
+    case SketchKind::oja: {
+      OjaSketchOptions o;
+      o.ell = spec.ell;
+      o.seed = spec.seed;
+      o.form = spec.form;
+      o.max_growth = spec.max_growth;
+      return std::make_unique<OjaSketch>(comm, partition, o);
+    }
   }
-  if (m == "rp")
-    return std::make_unique<RandomProjection>(comm, partition, RandomProjectionOptions{spec.ell, spec.seed, 0, spec.form});
-  if (m == "oja") {
-    OjaSketchOptions o;
-    o.ell = spec.ell;
-    o.seed = spec.seed;
-    o.form = spec.form;
-    o.max_growth = spec.max_growth;
-    return std::make_unique<OjaSketch>(comm, partition, o);
-  }
-  throw InvalidArgument("unknown sketch method '" + m + "' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");
+  throw InvalidArgument("make_sketch: kind = " + std::to_string(static_cast<int>(k)) + " is not a SketchKind");
 }
 
 }  // namespace adasketch

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "adasketch/error.hpp"
 #include "prefetch_row.hpp"
@@ -15,10 +16,11 @@ namespace adasketch {
 
 std::string to_string(SketchForm form) { return form == SketchForm::dense ? "dense" : "sparse"; }
 
-SketchForm parse_sketch_form(const std::string& name) {
-  if (name == "dense") return SketchForm::dense;
-  if (name == "sparse") return SketchForm::sparse;
-  throw InvalidArgument("unknown sketch form '" + name + "' (expected dense or sparse)");
+template <>
+SketchForm from_string<SketchForm>(std::string_view text) {
+  for (const SketchForm form : {SketchForm::dense, SketchForm::sparse})
+    if (text == to_string(form)) return form;
+  throw InvalidArgument("unknown sketch form '" + std::string(text) + "' (expected dense or sparse)");
 }
 
 std::string to_string(FormChoice choice) {
@@ -30,11 +32,11 @@ std::string to_string(FormChoice choice) {
   return "auto";
 }
 
-FormChoice parse_form_choice(const std::string& name) {
-  if (name == "auto") return FormChoice::automatic;
-  if (name == "dense") return FormChoice::dense;
-  if (name == "sparse") return FormChoice::sparse;
-  throw InvalidArgument("unknown form '" + name + "' (expected auto, dense or sparse)");
+template <>
+FormChoice from_string<FormChoice>(std::string_view text) {
+  for (const FormChoice choice : {FormChoice::automatic, FormChoice::dense, FormChoice::sparse})
+    if (text == to_string(choice)) return choice;
+  throw InvalidArgument("unknown form '" + std::string(text) + "' (expected auto, dense or sparse)");
 }
 
 Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows,

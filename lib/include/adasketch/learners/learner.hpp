@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
@@ -21,6 +22,14 @@
 
 namespace adasketch {
 
+/// SON's η_t: constant η, η/t (the RFD paper's η_t = O(1/t)), or η/√t (SON §2's choice when σ = 0).
+enum class EtaSchedule { constant, inv_t, inv_sqrt_t };
+/// "constant", "inv-t" or "inv-sqrt-t".
+std::string to_string(EtaSchedule schedule);
+/// The inverse of to_string (types.hpp).
+template <>
+EtaSchedule from_string<EtaSchedule>(std::string_view text);
+
 /// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
 /// The defaults are the options structs' (adasketch/learners/defaults.hpp).
 struct LearnerSpec {
@@ -28,7 +37,7 @@ struct LearnerSpec {
   /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
   /// fast-rfd-son.
   std::string algorithm = "ada-fd";
-  std::string loss = "logistic";
+  LossKind loss = LossKind::logistic;
   int classes = 2;          ///< K for the softmax loss
   index_t ell = defaults::ell;          ///< sketch size ℓ (τ in the AdaGrad papers, m in the Newton papers)
   double eta = defaults::eta;           ///< AdaGrad step size η; SON: scale of the η_t schedule
@@ -36,11 +45,11 @@ struct LearnerSpec {
   double alpha0 = defaults::alpha;      ///< SON α; RFD-SON α₀
   double C = defaults::C;               ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
   double sigma = defaults::sigma;       ///< SON curvature σ_t (constant)
-  std::string eta_schedule = "constant";  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
+  EtaSchedule eta_schedule = EtaSchedule::constant;  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
   std::uint64_t seed = defaults::seed;  ///< random sketches (rp, oja)
-  /// Sketched learners: the sketch's form, auto (sparse when the first example is a sparse row),
-  /// dense or sparse (SketchForm). A learner's spec() reports the form it took.
-  std::string form = "auto";
+  /// Sketched learners: the sketch's form, automatic (sparse when the first example is a sparse
+  /// row), dense or sparse. A learner's spec() reports the form it took.
+  FormChoice form = FormChoice::automatic;
 };
 
 /// What one step observed, before its update (progressive validation).
@@ -78,9 +87,9 @@ class Learner {
   virtual LearnerSpec spec() const = 0;
 
   /// Collective. A sketched learner whose form is automatic and not chosen yet (no step taken) takes
-  /// `form` ("dense" or "sparse"; "auto" leaves it as it is): what load_checkpoint does before it
+  /// `form` (dense or sparse; automatic leaves it as it is): what load_checkpoint does before it
   /// reads a checkpoint written by a learner that chose. Other learners ignore it.
-  virtual void choose_form(const std::string& form) { (void)form; }
+  virtual void choose_form(FormChoice form) { (void)form; }
   /// The sketch of a sketched learner; nullptr for the others.
   virtual const Sketch* sketch() const noexcept { return nullptr; }
 

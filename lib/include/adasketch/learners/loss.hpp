@@ -15,21 +15,29 @@
 // y·p ≤ 0 (classification by least squares, as in the RFD paper §5.2 and SON §5), and none otherwise.
 #include <span>
 #include <string>
+#include <string_view>
+
+#include "adasketch/types.hpp"
 
 namespace adasketch {
 
 enum class LossKind { squared, absolute, logistic, hinge, squared_hinge, softmax };
+/// "squared", "absolute", "logistic", "hinge", "squared-hinge" or "softmax".
+std::string to_string(LossKind kind);
+/// The inverse of to_string (types.hpp).
+template <>
+LossKind from_string<LossKind>(std::string_view text);
 
 /// Labels: regression any real y; binary classification y ∈ {−1, +1}; softmax y ∈ {0, …, K−1}.
 /// The per-example functions do not check their arguments (the learner validates the label once).
 class Loss {
  public:
-  /// name: squared, absolute, logistic, hinge, squared-hinge, softmax. classes (K ≥ 2) is used by
-  /// softmax only. Throws InvalidArgument naming an unknown loss.
-  Loss(const std::string& name, int classes = 2);
+  /// classes (K ≥ 2) is used by softmax only.
+  explicit Loss(LossKind kind, int classes = 2);
 
   LossKind kind() const noexcept { return kind_; }
-  const std::string& name() const noexcept { return name_; }
+  /// to_string(kind()).
+  std::string name() const { return to_string(kind_); }
   /// Number of scores per example: K for softmax, 1 otherwise.
   int outputs() const noexcept { return outputs_; }
   bool is_classification() const noexcept { return kind_ != LossKind::squared && kind_ != LossKind::absolute; }
@@ -44,7 +52,6 @@ class Loss {
 
  private:
   LossKind kind_;
-  std::string name_;
   int outputs_;
 };
 

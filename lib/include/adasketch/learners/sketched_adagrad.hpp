@@ -98,7 +98,7 @@ class SketchedAdaGrad final : public Learner {
   /// Algorithm, loss (K for softmax), ℓ, η, δ, (random projections) the seed, and the form. rank_tolerance
   /// has no LearnerSpec field: make_learner always uses the default.
   LearnerSpec spec() const override;
-  void choose_form(const std::string& form) override;
+  void choose_form(FormChoice form) override;
   const SketchedAdaGradOptions& options() const noexcept { return options_; }
   /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
   const Sketch* sketch() const noexcept override { return sketch_.get(); }

@@ -47,17 +47,15 @@
 
 #include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/sketch/make_sketch.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
 
 struct SketchedNewtonOptions {
-  /// η_t: constant η, η/t (the RFD paper's η_t = O(1/t)), or η/√t (SON §2's choice when σ = 0).
-  enum class EtaSchedule { constant, inv_t, inv_sqrt_t };
-
   /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, Γ_t = I/t),
   /// rfd, fast-rfd (RFD paper Alg. 3, 4: α_t grows by σ_ℓ²/2 at every shrink).
-  std::string sketch = "fast-rfd";
+  SketchKind sketch = SketchKind::fast_rfd;
   /// Sketch size ℓ (m in the papers), ≥ 1; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d.
   index_t ell = defaults::ell;
   /// SON's α (> 0); for rfd and fast-rfd the initial α₀ (> 0) of the sketch's α_t.
@@ -70,6 +68,7 @@ struct SketchedNewtonOptions {
   /// Scale η ≥ 0 of the η_t schedule. (a9a, squared loss: σ = 1/(8C²), η_t = 100/t makes RFD-SON
   /// insensitive to α₀; jobs/son_a9a.sh.)
   double eta = defaults::eta;
+  /// η_t (EtaSchedule, learner.hpp).
   EtaSchedule eta_schedule = EtaSchedule::constant;
   /// Seed of the rp and oja sketches (results do not depend on the rank count).
   std::uint64_t seed = defaults::seed;
@@ -79,16 +78,11 @@ struct SketchedNewtonOptions {
   double max_growth = defaults::max_growth;
 };
 
-/// "constant", "inv-t", "inv-sqrt-t" → EtaSchedule; throws InvalidArgument naming the value.
-SketchedNewtonOptions::EtaSchedule parse_eta_schedule(const std::string& name);
-/// The inverse of parse_eta_schedule.
-std::string to_string(SketchedNewtonOptions::EtaSchedule schedule);
-
 class SketchedNewton final : public Learner {
  public:
   /// Local (no communication, except the Oja sketch's initial orthonormalization). Throws
-  /// InvalidArgument for a softmax loss (SON is defined for one score), an unknown sketch, or an
-  /// option outside its documented range.
+  /// InvalidArgument for a softmax loss (SON is defined for one score) or an option outside its
+  /// documented range.
   SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options = {});
   /// The same on the caller's split of the features (partition.parts() == comm.size()).
   SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
@@ -101,7 +95,7 @@ class SketchedNewton final : public Learner {
   void weights(std::span<double> out) const override;
   /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, and the form.
   LearnerSpec spec() const override;
-  void choose_form(const std::string& form) override;
+  void choose_form(FormChoice form) override;
 
   const SketchedNewtonOptions& options() const noexcept { return options_; }
   const Sketch* sketch() const noexcept override { return sketch_.get(); }

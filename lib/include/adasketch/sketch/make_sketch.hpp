@@ -1,14 +1,23 @@
 #pragma once
-// Construct a sketch by its method name (SketchSpec::method).
+// Construct a sketch by its kind (SketchSpec::kind).
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
 
+/// The sketches: FD, fast FD (2ℓ buffer), regularized FD and its fast form, random projection, Oja.
+enum class SketchKind { fd, fast_fd, rfd, fast_rfd, rp, oja };
+/// "fd", "fast-fd", "rfd", "fast-rfd", "rp" or "oja" (Sketch::name()).
+std::string to_string(SketchKind kind);
+/// The inverse of to_string (types.hpp).
+template <>
+SketchKind from_string<SketchKind>(std::string_view text);
+
 struct SketchSpec {
-  std::string method = "fast-fd";  ///< fd, fast-fd, rfd, fast-rfd, rp, oja
+  SketchKind kind = SketchKind::fast_fd;
   index_t ell = 10;                ///< ℓ ≥ 1
   std::uint64_t seed = 1;          ///< rp and oja
   double alpha0 = 0.0;             ///< rfd, fast-rfd
@@ -16,7 +25,7 @@ struct SketchSpec {
   double max_growth = 1e4;  ///< sparse fd and oja: the rebase threshold (FrequentDirectionsOptions::max_growth)
 };
 
-/// Throws InvalidArgument naming the unknown method or the violated condition.
+/// Throws InvalidArgument naming the violated condition.
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const SketchSpec& spec);
 /// The same on an explicit column partition (e.g. BlockPartition::interleaved for d×K weights).
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec);

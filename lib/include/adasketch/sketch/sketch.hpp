@@ -18,6 +18,7 @@
 // then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v).
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
@@ -33,16 +34,18 @@ namespace adasketch {
 enum class SketchForm { dense, sparse };
 /// "dense" or "sparse".
 std::string to_string(SketchForm form);
-/// The inverse of to_string; throws InvalidArgument naming the value.
-SketchForm parse_sketch_form(const std::string& name);
+/// The inverse of to_string (types.hpp).
+template <>
+SketchForm from_string<SketchForm>(std::string_view text);
 
 /// A learner's choice of form: `automatic` takes the sparse form if the first example it steps on
 /// is a sparse row (LIBSVM input, LocalRow::sparse), else the dense form.
 enum class FormChoice { automatic, dense, sparse };
 /// "auto", "dense" or "sparse".
 std::string to_string(FormChoice choice);
-/// The inverse of to_string; throws InvalidArgument naming the value.
-FormChoice parse_form_choice(const std::string& name);
+/// The inverse of to_string (types.hpp).
+template <>
+FormChoice from_string<FormChoice>(std::string_view text);
 
 class Sketch {
  public:
