@@ -30,11 +30,6 @@ using Indices = py::array_t<std::int64_t, py::array::c_style | py::array::forcec
 // The MPI_Comm of an mpi4py communicator, through its Fortran handle (no mpi4py headers needed).
 MPI_Comm to_comm(const py::object& comm) { return MPI_Comm_f2c(comm.attr("py2f")().cast<MPI_Fint>()); }
 
-as::LabelMap natural_labels(const as::Loss& loss) {
-  if (loss.kind() == as::LossKind::softmax) return as::LabelMap(as::LabelMap::Kind::classes_from_zero, loss.outputs());
-  return as::LabelMap(loss.is_classification() ? as::LabelMap::Kind::plus_minus_one : as::LabelMap::Kind::real);
-}
-
 class PyLearner {
  public:
   PyLearner(const std::string& algorithm, as::index_t n_features, const py::object& comm, const std::string& loss,
@@ -98,12 +93,8 @@ class PyLearner {
     return out;
   }
 
-  void save_model(const std::string& path) const { as::save_model(*learner_, natural_labels(learner_->loss()), path); }
-  void save_checkpoint(const std::string& path) {
-    as::CheckpointRun run{natural_labels(learner_->loss()), {}, 1, "", 0};
-    run.state.position = run.state.examples = learner_->steps();
-    as::save_checkpoint(path, *learner_, run);
-  }
+  void save_model(const std::string& path) const { as::save_model(*learner_, as::LabelMap::of_loss(learner_->loss()), path); }
+  void save_checkpoint(const std::string& path) { as::save_checkpoint(path, *learner_); }
   void load_checkpoint(const std::string& path) { as::load_checkpoint(path, *learner_); }
 
  private:

@@ -86,12 +86,6 @@ LearnerSpec to_spec(const adasketch_spec* s) {
   return spec;
 }
 
-// The label map of labels as the loss takes them (±1, 0 … K−1, or real).
-LabelMap natural_labels(const Loss& loss) {
-  if (loss.kind() == LossKind::softmax) return LabelMap(LabelMap::Kind::classes_from_zero, loss.outputs());
-  return LabelMap(loss.is_classification() ? LabelMap::Kind::plus_minus_one : LabelMap::Kind::real);
-}
-
 // `size` is d (uniform split) or, with `local`, this rank's block size (the caller's split).
 adasketch_status create(MPI_Comm comm, bool local, int64_t size, const adasketch_spec* spec, adasketch_learner** out) {
   return guarded([&] {
@@ -257,7 +251,7 @@ adasketch_status adasketch_save_model(const adasketch_learner* learner, const ch
   return guarded([&] {
     require_pointer(learner, "learner");
     require_pointer(path, "path");
-    save_model(*learner->learner, natural_labels(learner->learner->loss()), path);
+    save_model(*learner->learner, LabelMap::of_loss(learner->learner->loss()), path);
   });
 }
 
@@ -265,9 +259,7 @@ adasketch_status adasketch_save_checkpoint(adasketch_learner* learner, const cha
   return guarded([&] {
     require_pointer(learner, "learner");
     require_pointer(path, "path");
-    CheckpointRun run{natural_labels(learner->learner->loss()), {}, 1, "", 0};
-    run.state.position = run.state.examples = learner->learner->steps();
-    save_checkpoint(path, *learner->learner, run);
+    save_checkpoint(path, *learner->learner);
   });
 }
 

@@ -66,6 +66,11 @@ index_t BlockPartition::end(int part) const noexcept {
   return is_uniform() ? clamped_product(block_, index_t{part} + 1, dim_) : (*offsets_)[static_cast<std::size_t>(part) + 1];
 }
 
+void BlockPartition::require_parts_for(const Communicator& comm) const {
+  ADASKETCH_REQUIRE(parts_ == comm.size(),
+                    "the partition has " + std::to_string(parts_) + " parts for " + std::to_string(comm.size()) + " ranks");
+}
+
 int BlockPartition::owner(index_t j) const noexcept {
   if (is_uniform()) return static_cast<int>(j / block_);
   // The last part whose block starts at or before j (empty blocks start where the next one does).

@@ -23,8 +23,7 @@ index_t labels_hash(std::span<const double> labels) {
 
 MemorySource::MemorySource(const Communicator& comm, const BlockPartition& partition)
     : comm_(comm), partition_(partition), local_dim_(partition.size(comm.rank())) {
-  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "the partition has " + std::to_string(partition.parts()) +
-                                                          " parts for " + std::to_string(comm.size()) + " ranks");
+  partition.require_parts_for(comm);
 }
 
 void MemorySource::add_dense(std::span<const double> labels, std::span<const double> values) {

@@ -27,8 +27,7 @@ int grid_rows(int p) {
 
 /// Validated before any collective call, so that every rank throws alike.
 const BlockPartition& checked_partition(const BlockPartition& partition, const Communicator& comm) {
-  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "partition has " + std::to_string(partition.parts()) +
-                                                           " parts for " + std::to_string(comm.size()) + " ranks");
+  partition.require_parts_for(comm);
   ADASKETCH_REQUIRE(partition.is_uniform(), "the exact covariance needs a uniform partition (ScaLAPACK's 1×P layout)");
   return partition;
 }

@@ -151,6 +151,12 @@ void save_checkpoint(const std::string& path, Learner& learner, const Checkpoint
   detail::save_checkpoint_interrupted(path, learner, run, {});
 }
 
+void save_checkpoint(const std::string& path, Learner& learner) {
+  CheckpointRun run{LabelMap::of_loss(learner.loss()), {}, 1, "", 0};
+  run.state.position = run.state.examples = learner.steps();
+  save_checkpoint(path, learner, run);
+}
+
 void detail::save_checkpoint_interrupted(const std::string& path, Learner& learner, const CheckpointRun& run,
                                          const std::function<void()>& before_rename) {
   const Communicator& comm = learner.comm();

@@ -145,8 +145,7 @@ void LinearModel::save(const std::string& path) const {
 LinearModel LinearModel::load(const Communicator& comm, const std::string& path) { return load(comm, path, nullptr); }
 
 LinearModel LinearModel::load(const Communicator& comm, const std::string& path, const BlockPartition& partition) {
-  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "the partition has " + std::to_string(partition.parts()) +
-                                                          " parts for " + std::to_string(comm.size()) + " ranks");
+  partition.require_parts_for(comm);
   return load(comm, path, &partition);
 }
 

@@ -34,8 +34,7 @@ EtaSchedule from_string<EtaSchedule>(std::string_view text) {
 
 Learner::Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss)
     : comm_(comm), partition_(partition), loss_(loss) {
-  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "the partition has " + std::to_string(partition.parts()) +
-                                                          " parts for " + std::to_string(comm.size()) + " ranks");
+  partition.require_parts_for(comm);
   const index_t dim = partition.dim();
   // Learners store d_p × K weights (and a few such arrays): d·K must not overflow. Beyond
   // std::vector's limit, throw what the vector itself would throw for the exact size.

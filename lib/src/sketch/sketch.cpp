@@ -42,8 +42,7 @@ FormChoice from_string<FormChoice>(std::string_view text) {
 Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows,
                index_t basis_rows, SketchForm form)
     : comm_(comm), partition_(partition), ell_(ell), rows_(rows), basis_rows_(basis_rows), local_dim_(0), form_(form) {
-  ADASKETCH_REQUIRE(partition.parts() == comm.size(), "partition has " + std::to_string(partition.parts()) +
-                                                          " parts for " + std::to_string(comm.size()) + " ranks");
+  partition.require_parts_for(comm);
   ADASKETCH_REQUIRE(ell >= 1, "ell = " + std::to_string(ell));
   ADASKETCH_REQUIRE(rows >= ell, "rows = " + std::to_string(rows));
   ADASKETCH_REQUIRE(basis_rows >= rows && (form == SketchForm::sparse || basis_rows == rows),

@@ -28,6 +28,11 @@ LabelMap::LabelMap(Kind kind, int classes) : kind_(kind), classes_(classes) {
   if (!multiclass) classes_ = kind == Kind::real ? 1 : 2;
 }
 
+LabelMap LabelMap::of_loss(const Loss& loss) {
+  if (loss.kind() == LossKind::softmax) return LabelMap(Kind::classes_from_zero, loss.outputs());
+  return LabelMap(loss.is_classification() ? Kind::plus_minus_one : Kind::real);
+}
+
 LabelMap LabelMap::infer(const Loss& loss, double label_min, double label_max) {
   if (!loss.is_classification()) return LabelMap(Kind::real);
   if (loss.kind() == LossKind::softmax)

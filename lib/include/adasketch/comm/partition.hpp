@@ -40,6 +40,9 @@ class BlockPartition {
   index_t size(int part) const noexcept { return end(part) - begin(part); }
   /// The rank that owns global feature j (0 <= j < dim).
   int owner(index_t j) const noexcept;
+  /// Throws InvalidArgument unless there is one part per rank of `comm` (checked before any
+  /// collective call, so every rank throws alike).
+  void require_parts_for(const Communicator& comm) const;
 
  private:
   index_t dim_;

@@ -66,6 +66,9 @@ struct CheckpointHeader {
 /// Collective. Writes the learner's state and `run` to `path` (format above). Throws Error naming the
 /// file, on every rank, when it cannot be written.
 void save_checkpoint(const std::string& path, Learner& learner, const CheckpointRun& run);
+/// Collective. The same for a learner its caller steps itself (no train() run): the run is its
+/// steps so far, one pass, labels as its loss takes them (LabelMap::of_loss).
+void save_checkpoint(const std::string& path, Learner& learner);
 
 /// Collective. Reads and validates the header (magic, version, names, sizes, checksum, file size).
 /// Throws InputError(path, 0, what), identically on every rank, for a missing, foreign, truncated or

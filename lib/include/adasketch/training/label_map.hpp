@@ -35,6 +35,8 @@ class LabelMap {
 
   /// classes is K for the classes_* kinds (K ≥ 2) and ignored otherwise. Throws InvalidArgument.
   explicit LabelMap(Kind kind, int classes = 2);
+  /// The identity map of the labels `loss` takes as they are: ±1 (binary), 0..K−1 (softmax), real.
+  static LabelMap of_loss(const Loss& loss);
   /// The map for `loss` from the smallest and largest training label (table above).
   static LabelMap infer(const Loss& loss, double label_min, double label_max);
   /// Softmax K from the training labels: the largest label for 1-based labels (smallest ≥ 1), the
