@@ -17,5 +17,9 @@ inline constexpr double C = 1.0;            ///< SON projection radius: K_t = {w
 inline constexpr double sigma = 0.0;        ///< SON curvature σ_t (constant)
 inline constexpr std::uint64_t seed = 1;    ///< random sketches (rp, oja)
 inline constexpr double max_growth = 1e4;   ///< sparse fd and oja sketches: the rebase threshold
+inline constexpr double lambda1 = 0.0;      ///< composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: the ℓ1 weight
+inline constexpr double lambda2 = 0.0;      ///< … and the ℓ2 weight
+inline constexpr double tau = 1.0;          ///< CompAdaGrad τ: weight of the diagonal block on the complement
+inline constexpr double rescale_d1 = 0.1;   ///< SON diagonal rescaling: D_1 = 0.1·I (SON §5.2, footnote 6)
 
 }  // namespace adasketch::defaults

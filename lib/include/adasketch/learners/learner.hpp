@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
@@ -35,7 +36,7 @@ EtaSchedule from_string<EtaSchedule>(std::string_view text);
 struct LearnerSpec {
   /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da (2ℓ
   /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
-  /// fast-rfd-son.
+  /// fast-rfd-son, comp-adagrad, comp-adagrad-da; with ScaLAPACK: ada-full, ada-full-da, full-on.
   std::string algorithm = "ada-fd";
   LossKind loss = LossKind::logistic;
   int classes = 2;          ///< K for the softmax loss
@@ -50,6 +51,18 @@ struct LearnerSpec {
   /// Sketched learners: the sketch's form, automatic (sparse when the first example is a sparse
   /// row), dense or sparse. A learner's spec() reports the form it took.
   FormChoice form = FormChoice::automatic;
+  /// Composite regularization φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family and CompAdaGrad), λ ≥ 0.
+  double lambda1 = defaults::lambda1;
+  double lambda2 = defaults::lambda2;
+  /// CompAdaGrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range (ell is k).
+  double tau = defaults::tau;
+  /// SON variants: feed D_t^{-1/2}x_t, D_t = D_1 + diag(Σ_{s<t} g_s g_sᵀ), D_1 = 0.1·I (SON §5.2).
+  bool diag_rescale = false;
+  /// Oja-SON's step sizes Γ_t = diag(γ_1, …, γ_m)/t: empty for I/t, one γ for every row, or ℓ values.
+  std::vector<double> oja_gamma;
+  /// Exact learners (ada-full, ada-full-da, full-on): rows of the ScaLAPACK process grid; 0 picks
+  /// the most nearly square grid. Must divide the rank count.
+  int grid_rows = 0;
 };
 
 /// What one step observed, before its update (progressive validation).
