@@ -132,7 +132,11 @@ class NanWeights final : public Learner {
   NanWeights(const Communicator& comm, index_t dim)
       : Learner(comm, BlockPartition(dim, comm.size()), Loss(LossKind::logistic)) {}
   std::string name() const override { return "ada-diag"; }
-  LearnerSpec spec() const override { return LearnerSpec{.algorithm = "ada-diag"}; }
+  LearnerSpec spec() const override {
+    LearnerSpec s;
+    s.algorithm = "ada-diag";
+    return s;
+  }
   void weights(std::span<double> out) const override {
     std::fill(out.begin(), out.end(), 0.25);
     if (comm().rank() == comm().size() - 1 && !out.empty()) out.back() = std::numeric_limits<double>::quiet_NaN();
