@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -19,6 +20,7 @@
 #include "checkpoint_support.hpp"
 #include "io/checkpoint_interrupted.hpp"  // lib/src: a crash before the rename
 #include "format_checksums.hpp"
+#include "test_support.hpp"
 
 using namespace adasketch;
 using namespace adasketch::test;
@@ -73,22 +75,29 @@ std::uint64_t word(const std::vector<char>& b, std::size_t at) {
   return v;
 }
 
+// Where the field table starts: after the header and the spec extension (uint32 size at 500).
+std::size_t table_at(const std::vector<char>& b) {
+  std::uint32_t extension = 0;
+  std::memcpy(&extension, b.data() + 500, 4);
+  return 512 + extension;
+}
+
 // Sets word `index` of field `name` to `value` and reseals the field's checksum (README:
 // Σ_e splitmix64(word_e XOR splitmix64(e)) over its words), the table's (FNV-1a at 280) and the
 // header's: a crafted file that only the reader's and the object's own checks can refuse.
 void set_field_word(std::vector<char>& b, const std::string& name, std::size_t index, std::uint64_t value) {
-  const std::size_t fields = word(b, 264);
+  const std::size_t fields = word(b, 264), table = table_at(b);
   for (std::size_t i = 0; i < fields; ++i) {
-    char* row = b.data() + 512 + 80 * i;
+    char* row = b.data() + table + 80 * i;
     if (std::string(row, strnlen(row, 32)) != name) continue;
-    const std::size_t words = word(b, 512 + 80 * i + 40) * word(b, 512 + 80 * i + 48), at = word(b, 512 + 80 * i + 56);
+    const std::size_t words = word(b, table + 80 * i + 40) * word(b, table + 80 * i + 48), at = word(b, table + 80 * i + 56);
     ASSERT_LT(index, words) << name;
     std::memcpy(b.data() + at + 8 * index, &value, 8);
     std::vector<std::uint64_t> values(words);
     std::memcpy(values.data(), b.data() + at, 8 * words);
     const std::uint64_t sum = word_checksum(values.data(), words);
     std::memcpy(row + 64, &sum, 8);
-    const std::uint64_t h = fnv1a(b.data(), 512, 512 + 80 * fields);
+    const std::uint64_t h = fnv1a(b.data(), table, table + 80 * fields);
     std::memcpy(b.data() + 280, &h, 8);
     reseal(b);
     return;
@@ -133,23 +142,31 @@ TEST(Checkpoint, BadFilesAreRefused) {
   expect_refused(bad, spec, kCheckpointDim, "shorter than the 512-byte header");
   std::uint64_t fields = 0;
   std::memcpy(&fields, bytes.data() + 264, 8);
-  const std::size_t table_end = 512 + 80 * fields;
-  // A table entry, the first replicated value after the step count, the last block entry.
-  for (const std::size_t at : {std::size_t{512 + 80 * 2 + 40}, table_end + 8, bytes.size() - 3}) {
+  const std::size_t table = table_at(bytes), table_end = table + 80 * fields;
+  ASSERT_EQ(table, 512u + 56u);  // the extension of a spec without Oja γ values
+  // The extension (λ₂), a table entry, the first replicated value after the step count, the last
+  // block entry.
+  for (const std::size_t at : {std::size_t{512 + 9}, table + 80 * 2 + 40, table_end + 8, bytes.size() - 3}) {
     std::vector<char> flipped = bytes;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
     write_bytes(bad, flipped);
-    expect_refused(bad, spec, kCheckpointDim, at < table_end ? "field table checksum" : "checksum mismatch in field");
+    expect_refused(bad, spec, kCheckpointDim,
+                   at < table ? "spec extension checksum" : at < table_end ? "field table checksum" : "checksum mismatch in field");
   }
   std::vector<char> header = bytes;
   header[140] = static_cast<char>(header[140] ^ 1);  // η
   write_bytes(bad, header);
   expect_refused(bad, spec, kCheckpointDim, "header checksum mismatch");
   header = bytes;
-  header[8] = 3;  // version 3, resealed
+  header[8] = 4;  // version 4, resealed
   reseal(header);
   write_bytes(bad, header);
-  expect_refused(bad, spec, kCheckpointDim, "version 3 is not supported");
+  expect_refused(bad, spec, kCheckpointDim, "version 4 is not supported (this build reads 2 to 3)");
+  header = bytes;
+  header[500] = 8;  // an extension too short for its fixed fields, resealed
+  reseal(header);
+  write_bytes(bad, header);
+  expect_refused(bad, spec, kCheckpointDim, "bad spec extension size 8");
   write_bytes(bad, std::vector<char>(bytes.begin(), bytes.end() - 8));
   expect_refused(bad, spec, kCheckpointDim, "truncated checkpoint file");
   std::vector<char> longer = bytes;
@@ -232,3 +249,54 @@ TEST(Checkpoint, BadFilesAreRefused) {
   world().barrier();
 }
 
+
+// Old files still load: version 2 checkpoints written by the build before the spec extension
+// (tests/data/format_v2/README.md says how). The spec fields version 2 lacks take their defaults.
+TEST(Checkpoint, Version2FilesStillLoad) {
+  {  // fast-rfd-son: the checkpoint's weights are the model file the same run saved.
+    const std::string path = data_path("format_v2/v2_son.ckpt");
+    const CheckpointHeader h = read_checkpoint_header(world(), path);
+    EXPECT_EQ(h.spec.algorithm, "fast-rfd-son");
+    EXPECT_EQ(h.spec.loss, LossKind::squared);
+    EXPECT_EQ(h.spec.ell, 3);
+    EXPECT_EQ(h.dim, 12);
+    EXPECT_EQ(h.spec.lambda1, 0.0);
+    EXPECT_EQ(h.spec.tau, defaults::tau);
+    EXPECT_FALSE(h.spec.diag_rescale);
+    EXPECT_TRUE(h.spec.oja_gamma.empty());
+    auto learner = make_learner(world(), h.dim, h.spec);
+    EXPECT_EQ(load_checkpoint(path, *learner).run.state.examples, 40);
+    const LinearModel model = LinearModel::load(world(), data_path("format_v2/v2_son.model"), learner->partition());
+    const std::vector<double> saved(model.weights().begin(), model.weights().end());
+    EXPECT_TRUE(everywhere(world(), bitwise_equal(local_weights(*learner), saved)));
+  }
+  {  // ada-fd, softmax, sparse form: equal to the same six examples stepped here (tiny3.svm).
+    const std::string path = data_path("format_v2/v2_adafd.ckpt");
+    const CheckpointHeader h = read_checkpoint_header(world(), path);
+    EXPECT_EQ(h.spec.algorithm, "ada-fd");
+    EXPECT_EQ(h.spec.form, FormChoice::sparse);
+    EXPECT_EQ(h.classes, 3);
+    auto loaded = make_learner(world(), h.dim, h.spec);
+    load_checkpoint(path, *loaded);
+    auto fresh = make_learner(world(), h.dim, h.spec);
+    RowSlicer slicer(fresh->partition(), world().rank());
+    // tiny3.svm: labels 1..3 are classes 0..2.
+    const std::vector<std::vector<std::pair<index_t, double>>> rows = {
+        {{0, 0.5}, {2, 1}}, {{1, 1}, {3, -0.5}}, {{0, -1}, {4, 0.25}}, {{1, 0.3}, {4, 1}}, {{2, 0.7}, {3, 0.2}}, {{0, 0.1}, {1, -0.4}}};
+    const double labels[6] = {0, 1, 2, 0, 1, 2};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::vector<index_t> idx;
+      std::vector<double> val;
+      for (const auto& [j, v] : rows[i]) {
+        idx.push_back(j);
+        val.push_back(v);
+      }
+      fresh->step(slicer.sparse(idx, val), labels[i]);
+    }
+    EXPECT_LT(relative_max_diff(global_weights(*fresh), global_weights(*loaded)), 1e-12);
+    if (world().size() == 1) {
+      EXPECT_TRUE(bitwise_equal(local_weights(*fresh), local_weights(*loaded)));
+    }
+  }
+  world().barrier();
+}

@@ -1,13 +1,14 @@
 // libFuzzer target: the checkpoint reader (read_checkpoint_header, then load_checkpoint into the
 // learner make_learner builds from the header, as `adasketch train --resume` does) on MPI_COMM_SELF.
 // Byte 0 picks which checksums this target recomputes, by the README's formulas, before writing the
-// rest as the file (bit 0: every field's checksum, from the field table; bit 1: the table's; bit 2:
-// the header's), so that mutations also reach the checks behind them and the state a crafted file
-// installs. Invariants:
+// rest as the file (bit 0: every field's checksum, from the field table; bit 1: the table's and the
+// spec extension's; bit 2: the header's), so that mutations also reach the checks behind them and
+// the state a crafted file installs. Invariants:
 //   - the readers throw only InputErrors, each one line; a header whose spec names no learner (only a
 //     crafted file: the header checksum covers it) may make make_learner throw InvalidArgument;
 //   - a checkpoint that loads saves back to the same bytes, but for the writer's rank count and the
-//     header checksum over it (the format has one encoding per state);
+//     header checksum over it (the format has one encoding per state); an old (version 2) one saves
+//     as the current version, which loads and saves back to itself;
 //   - the loaded learner steps (dense and sparse examples) without a crash or a sanitizer report:
 //     what the reader accepts is a state the learner continues from, or one whose numbers (a NaN, a
 //     Gram that is no Gram) end in a typed error of the library's checks, LAPACK or the numeric
@@ -31,7 +32,7 @@ using fuzz::require;
 namespace {
 
 constexpr std::size_t kHeader = 512, kEntry = 80;
-constexpr std::size_t kRanksAt = 184, kFieldsAt = 264, kTableSumAt = 280, kHeaderSumAt = 504;
+constexpr std::size_t kRanksAt = 184, kFieldsAt = 264, kTableSumAt = 280, kExtensionAt = 500, kHeaderSumAt = 504;
 
 std::uint64_t word_at(const std::vector<unsigned char>& file, std::size_t at) {
   std::uint64_t v = 0;
@@ -41,19 +42,37 @@ std::uint64_t word_at(const std::vector<unsigned char>& file, std::size_t at) {
 
 void put_word(std::vector<unsigned char>& file, std::size_t at, std::uint64_t v) { std::memcpy(file.data() + at, &v, 8); }
 
+std::uint32_t version_of(const std::vector<unsigned char>& file) {
+  std::uint32_t v = 0;
+  std::memcpy(&v, file.data() + 8, 4);
+  return v;
+}
+
+// Version 3: the bytes of the spec extension between the header and the table (0 in version 2).
+std::size_t extension_of(const std::vector<unsigned char>& file) {
+  if (version_of(file) < 3) return 0;
+  std::uint32_t n = 0;
+  std::memcpy(&n, file.data() + kExtensionAt, 4);
+  return n;
+}
+
 void fix_checksums(std::vector<unsigned char>& file, unsigned mode) {
   if (file.size() < kHeader) return;
   const std::uint64_t fields = word_at(file, kFieldsAt);
-  const bool table_fits = fields <= (file.size() - kHeader) / kEntry;
+  const std::size_t extension = extension_of(file), table = kHeader + extension;
+  if (extension < 8 ? extension != 0 : extension > file.size() - kHeader) return;
+  const bool table_fits = fields <= (file.size() - table) / kEntry;
+  if ((mode & 2) != 0 && extension != 0)  // the extension's own FNV-1a, in its last word
+    put_word(file, table - 8, fuzz::fnv1a(file.data(), kHeader, table - 8));
   if ((mode & 1) != 0 && table_fits) {
     for (std::size_t i = 0; i < fields; ++i) {  // each entry: name, kind, items, width, offset, checksum
-      const std::size_t row = kHeader + kEntry * i;
+      const std::size_t row = table + kEntry * i;
       const std::uint64_t items = word_at(file, row + 40), width = word_at(file, row + 48), offset = word_at(file, row + 56);
       if (offset > file.size() || width == 0 || items > (file.size() - offset) / 8 / width) continue;
       put_word(file, row + 64, fuzz::word_checksum(file.data() + offset, items * width));
     }
   }
-  if ((mode & 2) != 0 && table_fits) put_word(file, kTableSumAt, fuzz::fnv1a(file.data(), kHeader, kHeader + kEntry * fields));
+  if ((mode & 2) != 0 && table_fits) put_word(file, kTableSumAt, fuzz::fnv1a(file.data(), table, table + kEntry * fields));
   if ((mode & 4) != 0) put_word(file, kHeaderSumAt, fuzz::fnv1a(file.data(), 0, kHeaderSumAt));
 }
 
@@ -86,7 +105,7 @@ void try_checkpoint(const std::string& path, const std::vector<unsigned char>& f
   const Communicator self(MPI_COMM_SELF);
   try {
     const CheckpointHeader header = read_checkpoint_header(self, path);
-    require(header.dim >= 1 && header.classes >= 1 && header.spec.ell >= 1, "header sizes");
+    require(header.dim >= 1 && header.classes >= 1 && header.spec.ell >= 0, "header sizes");
     // The reader bounds d·K by the file size; ℓ only by what the learner can allocate, and SON's
     // set-up costs O(ℓ³): a fuzzer runs only small learners (the seeds have ℓ = 2).
     if (header.spec.ell > 64 || header.dim * (2 * header.spec.ell + header.classes) > (1 << 20)) return;
@@ -101,7 +120,15 @@ void try_checkpoint(const std::string& path, const std::vector<unsigned char>& f
     require(loaded.dim == header.dim && loaded.run.state.examples == header.run.state.examples, "header read twice");
     const std::string copy = fuzz::scratch_path("checkpoint-copy");
     save_checkpoint(copy, *learner, loaded.run);
-    require(same_but_ranks(fuzz::read_file(copy), file), "a loaded checkpoint does not save back to the same bytes");
+    if (version_of(file) >= 3) {
+      require(same_but_ranks(fuzz::read_file(copy), file), "a loaded checkpoint does not save back to the same bytes");
+    } else {  // an old file saves as the current version, which loads and saves back to itself
+      const std::string bytes = fuzz::read_file(copy);
+      auto again = make_learner(self, header.dim, header.spec);
+      load_checkpoint(copy, *again);
+      save_checkpoint(copy, *again, loaded.run);
+      require(fuzz::read_file(copy) == bytes, "an upgraded checkpoint does not save back to the same bytes");
+    }
     std::remove(copy.c_str());
     step_a_little(*learner, loaded);
   } catch (const InputError& e) {

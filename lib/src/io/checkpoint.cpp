@@ -105,9 +105,14 @@ Front read_front(const detail::CollectiveFile& file, const std::string& path, bo
     throw InputError(path, 0, "truncated checkpoint file: " + std::to_string(size) + " bytes, shorter than the 512-byte header");
   Front front;
   front.decoded = detail::decode_header(h.data(), path, size);
+  if (const std::uint64_t n = front.decoded.extension; n > 0) {
+    std::vector<unsigned char> extension(static_cast<std::size_t>(n));
+    file.read_bytes(static_cast<MPI_Offset>(h.size()), extension.data(), extension.size());
+    detail::decode_extension(extension.data(), front.decoded, path);
+  }
   if (with_table) {
     std::vector<unsigned char> table(detail::kCheckpointEntryBytes * front.decoded.fields);
-    file.read_bytes(static_cast<MPI_Offset>(h.size()), table.data(), table.size());
+    file.read_bytes(static_cast<MPI_Offset>(h.size() + front.decoded.extension), table.data(), table.size());
     front.table = detail::decode_table(table.data(), front.decoded, path);
   }
   return front;
@@ -163,7 +168,8 @@ void detail::save_checkpoint_interrupted(const std::string& path, Learner& learn
   StateFields state;
   learner.state_fields(state);
   const std::vector<Field>& fields = state.fields();
-  std::vector<FieldEntry> entries = detail::layout(fields);
+  const std::size_t extension = detail::extension_bytes(learner.spec());
+  std::vector<FieldEntry> entries = detail::layout(fields, extension);
   const std::vector<std::uint64_t> words = pack(fields);
   set_checksums(comm, fields, words, entries);
   CheckpointHeader header;
@@ -180,7 +186,7 @@ void detail::save_checkpoint_interrupted(const std::string& path, Learner& learn
   const std::string tmp = path + ".tmp";
   {
     detail::CollectiveFile file(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the checkpoint");
-    file.set_size(static_cast<MPI_Offset>(detail::file_size(entries)));  // drops an older, longer FILE.tmp
+    file.set_size(static_cast<MPI_Offset>(detail::file_size(entries, extension)));  // drops an older, longer FILE.tmp
     file.write_bytes_root(0, front.data(), front.size());
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const Field& f = fields[i];
@@ -212,7 +218,7 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
   StateFields state;
   learner.state_fields(state);
   const std::vector<Field>& fields = state.fields();
-  const std::vector<FieldEntry> mine = detail::layout(fields);
+  const std::vector<FieldEntry> mine = detail::layout(fields, static_cast<std::size_t>(front.decoded.extension));
   require_same_fields(front.table, mine, header, path);
 
   // Replicated fields: read and verified before any is installed.
@@ -260,6 +266,18 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
   return header;
 }
 
+namespace {
+// "1,0.5,0.25" (the shortest exact forms), or "" for none.
+std::string numbers(const std::vector<double>& values) {
+  std::string out;
+  for (const double v : values) {
+    if (!out.empty()) out += ',';
+    out += number(v);
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const LearnerSpec& given) {
   std::vector<SpecDifference> out;
   const auto text = [&](const char* field, const std::string& a, const std::string& b) {
@@ -281,6 +299,11 @@ std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const Lea
   text("seed", std::to_string(saved.seed), std::to_string(given.seed));
   if (given.form != FormChoice::automatic)  // auto accepts the form the run took
     text("form", to_string(saved.form), to_string(given.form));
+  real("lambda1", saved.lambda1, given.lambda1);
+  real("lambda2", saved.lambda2, given.lambda2);
+  real("tau", saved.tau, given.tau);
+  text("diag_rescale", saved.diag_rescale ? "true" : "false", given.diag_rescale ? "true" : "false");
+  text("oja_gamma", numbers(saved.oja_gamma), numbers(given.oja_gamma));
   return out;
 }
 

@@ -17,13 +17,19 @@ static_assert(std::endian::native == std::endian::little, "the checkpoint format
 
 namespace {
 
-constexpr std::uint32_t kVersion = 2;  // 2: the sketch form (auto, dense, sparse) at kFormAt
+// 2: the sketch form (auto, dense, sparse) at kFormAt; 3: the form as uint32 at kFormAt, the spec
+// extension's size as uint32 at kExtensionAt, and the extension after the header.
+constexpr std::uint32_t kVersion = 3, kOldestVersion = 2;
 constexpr std::size_t kNameBytes = 32;
 constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kScheduleAt = 96;
 constexpr std::size_t kSpecAt = 128, kRanksAt = 184, kStateAt = 192, kPassesAt = 248, kDataExamplesAt = 256;
 constexpr std::size_t kFieldsAt = 264, kSizeAt = 272, kTableSumAt = 280;
-constexpr std::size_t kDataNameAt = 288, kDataNameBytes = 208, kFormAt = 496, kHeaderSumAt = 504;
+constexpr std::size_t kDataNameAt = 288, kDataNameBytes = 208, kFormAt = 496, kExtensionAt = 500, kHeaderSumAt = 504;
 constexpr std::uint64_t kMaxFields = 4096;
+// The spec extension (version 3): λ₁, λ₂, τ (float64), flags (bit 0: diagonal rescaling), grid rows,
+// n = |oja_gamma| (uint64), the n γ values (float64), then the FNV-1a of the bytes before it.
+constexpr std::size_t kExtensionFixedBytes = 48;
+constexpr std::uint64_t kMaxOjaGamma = std::uint64_t{1} << 20;
 
 using Bytes = std::span<unsigned char>;
 using ConstBytes = std::span<const unsigned char>;
@@ -43,9 +49,11 @@ std::string get_data_name(ConstBytes h, bool& ok) {
 
 }  // namespace
 
-std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields) {
+std::size_t extension_bytes(const LearnerSpec& spec) { return kExtensionFixedBytes + 8 * spec.oja_gamma.size() + 8; }
+
+std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields, std::size_t extension) {
   std::vector<FieldEntry> entries(fields.size());
-  std::uint64_t at = kCheckpointHeaderBytes + kCheckpointEntryBytes * fields.size();
+  std::uint64_t at = kCheckpointHeaderBytes + extension + kCheckpointEntryBytes * fields.size();
   for (const bool blocks : {false, true})
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const StateFields::Field& f = fields[i];
@@ -61,16 +69,17 @@ std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields) {
   return entries;
 }
 
-std::uint64_t file_size(const std::vector<FieldEntry>& entries) {
-  std::uint64_t end = kCheckpointHeaderBytes + kCheckpointEntryBytes * entries.size();
+std::uint64_t file_size(const std::vector<FieldEntry>& entries, std::size_t extension) {
+  std::uint64_t end = kCheckpointHeaderBytes + extension + kCheckpointEntryBytes * entries.size();
   for (const FieldEntry& e : entries) end = std::max(end, e.offset + 8 * e.items * e.width);
   return end;
 }
 
 std::vector<unsigned char> encode_front(const CheckpointHeader& header, const std::vector<FieldEntry>& entries) {
-  std::vector<unsigned char> out(kCheckpointHeaderBytes + kCheckpointEntryBytes * entries.size(), 0);
-  const Bytes h(out.data(), kCheckpointHeaderBytes);
   const LearnerSpec& s = header.spec;
+  const std::size_t extension = extension_bytes(s);
+  std::vector<unsigned char> out(kCheckpointHeaderBytes + extension + kCheckpointEntryBytes * entries.size(), 0);
+  const Bytes h(out.data(), kCheckpointHeaderBytes);
   const TrainingState& t = header.run.state;
   std::memcpy(h.data(), kCheckpointMagic, sizeof kCheckpointMagic);
   put_at(h, 8, kVersion);
@@ -84,7 +93,8 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
   const double reals[5] = {s.eta, s.delta, s.alpha0, s.C, s.sigma};
   for (std::size_t i = 0; i < 5; ++i) put_at(h, kSpecAt + 8 + 8 * i, reals[i]);
   put_at(h, kSpecAt + 48, s.seed);
-  put_at(h, kFormAt, static_cast<std::uint64_t>(s.form));
+  put_at(h, kFormAt, static_cast<std::uint32_t>(s.form));
+  put_at(h, kExtensionAt, static_cast<std::uint32_t>(extension));
   put_at(h, kRanksAt, static_cast<std::uint64_t>(header.ranks));
   put_at(h, kStateAt, static_cast<std::uint64_t>(t.pass));
   put_at(h, kStateAt + 8, static_cast<std::uint64_t>(t.position));
@@ -96,18 +106,27 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
   put_at(h, kPassesAt, static_cast<std::uint64_t>(header.run.passes));
   put_at(h, kDataExamplesAt, static_cast<std::uint64_t>(header.run.data_examples));
   put_at(h, kFieldsAt, static_cast<std::uint64_t>(entries.size()));
-  put_at(h, kSizeAt, file_size(entries));
+  put_at(h, kSizeAt, file_size(entries, extension));
   const std::string& name = header.run.data_name;
   const std::size_t keep = std::min(name.size(), kDataNameBytes - 1);
   std::memcpy(h.data() + kDataNameAt, name.data() + (name.size() - keep), keep);
+  const Bytes x(out.data() + kCheckpointHeaderBytes, extension);
+  const double reals3[3] = {s.lambda1, s.lambda2, s.tau};
+  for (std::size_t i = 0; i < 3; ++i) put_at(x, 8 * i, reals3[i]);
+  put_at(x, 24, std::uint64_t{s.diag_rescale ? 1u : 0u});
+  put_at(x, 32, static_cast<std::uint64_t>(s.grid_rows));
+  put_at(x, 40, static_cast<std::uint64_t>(s.oja_gamma.size()));
+  for (std::size_t i = 0; i < s.oja_gamma.size(); ++i) put_at(x, kExtensionFixedBytes + 8 * i, s.oja_gamma[i]);
+  put_at(x, extension - 8, fnv1a(x.data(), extension - 8));
+  const std::size_t table_at = kCheckpointHeaderBytes + extension;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    const Bytes row(out.data() + kCheckpointHeaderBytes + kCheckpointEntryBytes * i, kCheckpointEntryBytes);
+    const Bytes row(out.data() + table_at + kCheckpointEntryBytes * i, kCheckpointEntryBytes);
     const FieldEntry& e = entries[i];
     put_name(row, 0, kNameBytes, e.name);
     const std::uint64_t words[5] = {e.kind, e.items, e.width, e.offset, e.checksum};
     for (std::size_t w = 0; w < 5; ++w) put_at(row, kNameBytes + 8 * w, words[w]);
   }
-  put_at(h, kTableSumAt, fnv1a(out.data() + kCheckpointHeaderBytes, out.size() - kCheckpointHeaderBytes));
+  put_at(h, kTableSumAt, fnv1a(out.data() + table_at, out.size() - table_at));
   put_at(h, kHeaderSumAt, fnv1a(h.data(), kHeaderSumAt));
   return out;
 }
@@ -115,9 +134,10 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
 DecodedHeader decode_header(const unsigned char* bytes, const std::string& path, std::uint64_t actual_size) {
   const ConstBytes h(bytes, kCheckpointHeaderBytes);
   if (get_at<std::uint64_t>(h, kHeaderSumAt) != fnv1a(h.data(), kHeaderSumAt)) throw corrupt(path, "header checksum mismatch");
-  if (const auto version = get_at<std::uint32_t>(h, 8); version != kVersion)
-    throw InputError(path, 0, "checkpoint format version " + std::to_string(version) +
-                                  " is not supported (this build reads " + std::to_string(kVersion) + ")");
+  const auto version = get_at<std::uint32_t>(h, 8);
+  if (version < kOldestVersion || version > kVersion)
+    throw InputError(path, 0, "checkpoint format version " + std::to_string(version) + " is not supported (this build reads " +
+                                  std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ")");
   DecodedHeader d;
   CheckpointHeader& out = d.header;
   LabelMap::Kind labels;
@@ -139,14 +159,20 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
     throw corrupt(path, "bad algorithm, loss or schedule name");
   }
   const auto ell = get_at<std::uint64_t>(h, kSpecAt);
-  if (ell == 0 || ell > (std::uint64_t{1} << 40)) throw corrupt(path, "bad ell = " + std::to_string(ell));
+  if ((ell == 0 && version < 3) || ell > (std::uint64_t{1} << 40)) throw corrupt(path, "bad ell = " + std::to_string(ell));
   s.ell = static_cast<index_t>(ell);
   double* reals[5] = {&s.eta, &s.delta, &s.alpha0, &s.C, &s.sigma};
   for (std::size_t i = 0; i < 5; ++i) *reals[i] = get_at<double>(h, kSpecAt + 8 + 8 * i);
   s.seed = get_at<std::uint64_t>(h, kSpecAt + 48);
-  const auto form = get_at<std::uint64_t>(h, kFormAt);
+  const std::uint64_t form = version < 3 ? get_at<std::uint64_t>(h, kFormAt) : get_at<std::uint32_t>(h, kFormAt);
   if (form > static_cast<std::uint64_t>(FormChoice::sparse)) throw corrupt(path, "bad form code " + std::to_string(form));
   s.form = static_cast<FormChoice>(form);
+  if (version >= 3) {
+    d.extension = get_at<std::uint32_t>(h, kExtensionAt);
+    if (d.extension < kExtensionFixedBytes + 8 || d.extension % 8 != 0 ||
+        d.extension > kExtensionFixedBytes + 8 * kMaxOjaGamma + 8)
+      throw corrupt(path, "bad spec extension size " + std::to_string(d.extension));
+  }
   try {
     s.loss = from_string<LossKind>(loss_name);
     const Loss loss(s.loss, std::max(out.classes, 2));
@@ -183,7 +209,7 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   d.size = get_at<std::uint64_t>(h, kSizeAt);
   d.table_sum = get_at<std::uint64_t>(h, kTableSumAt);
   if (d.fields == 0 || d.fields > kMaxFields) throw corrupt(path, "bad field count " + std::to_string(d.fields));
-  if (d.size != actual_size)
+  if (d.size != actual_size || d.size < kCheckpointHeaderBytes + d.extension)
     throw InputError(path, 0, std::string(actual_size < d.size ? "truncated" : "corrupt") + " checkpoint file: " +
                                   std::to_string(actual_size) + " bytes, the header says " + std::to_string(d.size));
   // Every learner keeps d × K weights (or their lazy part) as a block: a file too small for them
@@ -192,6 +218,24 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
     throw corrupt(path, "d = " + std::to_string(dim) + ", K = " + std::to_string(classes) + " do not fit in " +
                             std::to_string(d.size) + " bytes");
   return d;
+}
+
+void decode_extension(const unsigned char* bytes, DecodedHeader& decoded, const std::string& path) {
+  const auto n = static_cast<std::size_t>(decoded.extension);
+  const ConstBytes x(bytes, n);
+  if (get_at<std::uint64_t>(x, n - 8) != fnv1a(x.data(), n - 8)) throw corrupt(path, "spec extension checksum mismatch");
+  LearnerSpec& s = decoded.header.spec;
+  s.lambda1 = get_at<double>(x, 0);
+  s.lambda2 = get_at<double>(x, 8);
+  s.tau = get_at<double>(x, 16);
+  const auto flags = get_at<std::uint64_t>(x, 24), grid_rows = get_at<std::uint64_t>(x, 32);
+  const auto gammas = get_at<std::uint64_t>(x, 40);
+  if (flags > 1 || grid_rows > (1u << 30) || kExtensionFixedBytes + 8 * gammas + 8 != n)
+    throw corrupt(path, "bad spec extension");
+  s.diag_rescale = flags == 1;
+  s.grid_rows = static_cast<int>(grid_rows);
+  s.oja_gamma.resize(static_cast<std::size_t>(gammas));
+  for (std::size_t i = 0; i < s.oja_gamma.size(); ++i) s.oja_gamma[i] = get_at<double>(x, kExtensionFixedBytes + 8 * i);
 }
 
 std::vector<FieldEntry> decode_table(const unsigned char* bytes, const DecodedHeader& decoded, const std::string& path) {

@@ -18,24 +18,31 @@ struct FieldEntry {
   std::uint64_t kind = 0, items = 0, width = 0, offset = 0, checksum = 0;
 };
 
-/// Where each field's data goes: the replicated fields packed after the table, then the blocks, in
-/// list order (checksums left zero). Identical on every rank.
-std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields);
-/// The file size for a layout.
-std::uint64_t file_size(const std::vector<FieldEntry>& entries);
+/// The bytes of the spec extension that follows the 512-byte header (version 3) for `spec`.
+std::size_t extension_bytes(const LearnerSpec& spec);
 
-/// The header (512 bytes) followed by the table.
+/// Where each field's data goes: the replicated fields packed after the header, its extension
+/// (`extension` bytes) and the table, then the blocks, in list order (checksums left zero).
+/// Identical on every rank.
+std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields, std::size_t extension);
+/// The file size for a layout.
+std::uint64_t file_size(const std::vector<FieldEntry>& entries, std::size_t extension);
+
+/// The header (512 bytes), the spec extension and the table.
 std::vector<unsigned char> encode_front(const CheckpointHeader& header, const std::vector<FieldEntry>& entries);
 
 /// The decoded header; `fields` and `table_sum` are the table's size and checksum it announces, and
-/// `size` the file size.
+/// `size` the file size; `extension` the bytes of the spec extension after the header (0 in version 2
+/// files, whose spec fields past the seed and form keep LearnerSpec's defaults).
 struct DecodedHeader {
   CheckpointHeader header;
-  std::uint64_t fields = 0, size = 0, table_sum = 0;
+  std::uint64_t fields = 0, size = 0, table_sum = 0, extension = 0;
 };
 /// Validates everything the 512 header bytes can tell, against the actual file size; throws
 /// InputError(path, 0, ...).
 DecodedHeader decode_header(const unsigned char* bytes, const std::string& path, std::uint64_t actual_size);
+/// Decodes the spec extension (decoded.extension bytes) into decoded.header.spec; throws InputError.
+void decode_extension(const unsigned char* bytes, DecodedHeader& decoded, const std::string& path);
 /// Decodes and validates the table (its checksum and each row's shape); throws InputError.
 std::vector<FieldEntry> decode_table(const unsigned char* bytes, const DecodedHeader& decoded, const std::string& path);
 
