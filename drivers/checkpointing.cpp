@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <csignal>
@@ -107,6 +108,18 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   opts.set_default("eta-schedule", to_string(s.eta_schedule));
   opts.set_default("seed", std::to_string(s.seed));
   opts.set_default("form", to_string(s.form));
+  opts.set_default("lambda1", exact(s.lambda1));
+  opts.set_default("lambda2", exact(s.lambda2));
+  opts.set_default("tau", exact(s.tau));
+  opts.set_default("diag-rescale", s.diag_rescale ? "true" : "false");
+  std::string gammas;
+  for (const double g : s.oja_gamma) {
+    if (!gammas.empty()) gammas += ',';
+    gammas += exact(g);
+  }
+  if (!gammas.empty()) opts.set_default("oja-gamma", gammas);
+  // The saved grid lays out the run, not the learner: kept where it fits this rank count.
+  if (s.grid_rows > 0 && comm.size() % s.grid_rows == 0) opts.set_default("grid-rows", std::to_string(s.grid_rows));
   opts.set_default("passes", std::to_string(h.run.passes));
   opts.set_default("dim", std::to_string(h.dim));
   return h;
@@ -117,7 +130,8 @@ void require_same_options(const CheckpointHeader& header, const LearnerSpec& giv
   if (diffs.empty()) return;
   // LearnerSpec's field names, as `train`'s options.
   const std::string& field = diffs.front().field;
-  const std::string option = field == "algorithm" ? "algo" : field == "eta_schedule" ? "eta-schedule" : field;
+  std::string option = field == "algorithm" ? "algo" : field;
+  std::replace(option.begin(), option.end(), '_', '-');  // eta_schedule → --eta-schedule, ...
   differs(option, diffs.front().given, diffs.front().saved, path);
 }
 

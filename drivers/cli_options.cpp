@@ -18,6 +18,7 @@ const char* type_word(OptionType type) {
     case OptionType::Integer: return "an integer";
     case OptionType::Unsigned: return "a non-negative integer";
     case OptionType::Real: return "a finite number";
+    case OptionType::Flag: return "true or false";
     case OptionType::String: break;
   }
   return "a value";
@@ -88,6 +89,12 @@ void OptionParser::required(std::string name, OptionType type, std::string value
   add(std::move(name), type, std::move(value_name), std::move(help)).required = true;
 }
 
+void OptionParser::flag(std::string name, std::string help) {
+  Spec& s = add(std::move(name), OptionType::Flag, "", std::move(help));
+  s.default_value = "false";
+  s.has_default = true;
+}
+
 OptionParser::Spec* OptionParser::find(const std::string& name) {
   const auto it = std::find_if(specs_.begin(), specs_.end(), [&](const Spec& s) { return s.name == name; });
   return it == specs_.end() ? nullptr : &*it;
@@ -105,6 +112,9 @@ void OptionParser::validate(const Spec& s, const std::string& value) {
     case OptionType::Integer: parse_integer(value, what); break;
     case OptionType::Unsigned: parse_unsigned(value, what); break;
     case OptionType::Real: parse_real(value, what); break;
+    case OptionType::Flag:
+      if (value != "true" && value != "false") throw InvalidArgument(what + ": expected true or false, got '" + value + "'");
+      break;
     case OptionType::String:
       if (value.empty()) throw InvalidArgument(what + ": expected a non-empty value");
       break;
@@ -133,7 +143,9 @@ void OptionParser::parse(std::span<const std::string> args) {
     if (s == nullptr)
       throw InvalidArgument("unknown option '--" + name + "' for '" + command_ + "' (see '" + command_ + " --help')");
     if (s->given) throw InvalidArgument("option --" + name + " given more than once");
-    if (!inline_value) {
+    if (!inline_value && s->type == OptionType::Flag) {
+      value = "true";
+    } else if (!inline_value) {
       if (i + 1 >= args.size())
         throw InvalidArgument("option --" + name + " requires a value (" + s->value_name + ": " +
                               (s->type == OptionType::String ? std::string("a value") : type_word(s->type)) + ")");
@@ -175,10 +187,13 @@ std::uint64_t OptionParser::unsigned_integer(const std::string& name) const {
 
 double OptionParser::real(const std::string& name) const { return parse_real(text(name), "option --" + name); }
 
+bool OptionParser::flag_set(const std::string& name) const { return text(name) == "true"; }
+
 std::string OptionParser::usage() const {
   std::string u = "usage: " + command_ + " " + synopsis_ + "\n\n" + description_ + "\n\noptions:\n";
   std::size_t width = 0;
   for (const Spec& s : specs_) width = std::max(width, s.name.size() + s.value_name.size() + 3);
+  const auto left_of = [](const Spec& s) { return "--" + s.name + (s.value_name.empty() ? "" : " " + s.value_name); };
   width = std::max<std::size_t>(width, 6);
   const auto line = [&](const std::string& left, const std::string& help) {
     u += "  " + left + std::string(width + 2 - left.size(), ' ') + help + "\n";
@@ -187,9 +202,9 @@ std::string OptionParser::usage() const {
     std::string help = s.help;
     if (s.required)
       help += " (required)";
-    else if (s.has_default)
+    else if (s.has_default && s.type != OptionType::Flag)
       help += " (default: " + s.default_value + ")";
-    line("--" + s.name + " " + s.value_name, help);
+    line(left_of(s), help);
   }
   line("--help", "print this help and exit");
   return u;
@@ -209,6 +224,7 @@ void OptionParser::write_json(JsonWriter& json) const {
       case OptionType::Unsigned: json.value(parse_unsigned(v, what)); break;
       case OptionType::Real: json.value(parse_real(v, what)); break;
       case OptionType::String: json.value(v); break;
+      case OptionType::Flag: json.value(v == "true"); break;
     }
   }
 }

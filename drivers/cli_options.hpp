@@ -21,6 +21,7 @@ enum class OptionType {
   Integer,   ///< signed 64-bit integer (decimal)
   Unsigned,  ///< unsigned 64-bit integer (decimal), e.g. a seed
   Real,      ///< finite floating-point number
+  Flag,      ///< a switch: `--name` alone turns it on (`--name=false` off); default off
 };
 
 class OptionParser {
@@ -36,6 +37,8 @@ class OptionParser {
   void optional(std::string name, std::string value_name, std::string help);
   /// Declares an option that must be given.
   void required(std::string name, OptionType type, std::string value_name, std::string help);
+  /// A switch (OptionType::Flag), off unless given.
+  void flag(std::string name, std::string help);
 
   /// Parses the arguments that follow the command name. Throws InvalidArgument naming the option.
   void parse(std::span<const std::string> args);
@@ -54,6 +57,8 @@ class OptionParser {
   std::int64_t integer(const std::string& name) const;
   std::uint64_t unsigned_integer(const std::string& name) const;
   double real(const std::string& name) const;
+  /// A Flag option's state.
+  bool flag_set(const std::string& name) const;
 
   /// Writes an object member per declared option (given or default), typed: numbers as numbers,
   /// absent optional strings as null.

@@ -1,6 +1,7 @@
 // `adasketch train`: one online learner over a data file (in file order, for --passes passes), with
 // rank-0 progress, an optional test evaluation, model file and JSON report; checkpoints and resuming
 // (checkpointing.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
@@ -57,7 +59,9 @@ OptionParser make_parser() {
   p.required("data", OptionType::String, "DATA", "training examples: a file or a synthetic spec");
   p.optional("loss", OptionType::String, "L", to_string(d.loss),
              "squared, absolute, logistic, hinge, squared-hinge or softmax");
-  p.optional("ell", OptionType::Integer, "N", std::to_string(d.ell), "sketch size ℓ ≥ 1 (sketched learners)");
+  p.optional("ell", OptionType::Integer, "N", std::to_string(d.ell),
+             "sketch size ℓ (sketched learners; comp-adagrad: the SRHT's k; 0: no sketch, for the SON variants "
+             "plain ONS with α and for comp-adagrad the diagonal block alone)");
   p.optional("eta", OptionType::Real, "ETA", number_text(d.eta), "AdaGrad step size η; SON: scale of the η_t schedule");
   p.optional("delta", OptionType::Real, "DELTA", number_text(d.delta), "AdaGrad δ (σ in the ADA-GP/DP paper)");
   p.optional("alpha0", OptionType::Real, "A", number_text(d.alpha0), "SON α; RFD-SON α₀");
@@ -65,6 +69,17 @@ OptionParser make_parser() {
   p.optional("sigma", OptionType::Real, "SIGMA", number_text(d.sigma), "SON curvature σ_t (constant)");
   p.optional("eta-schedule", OptionType::String, "S", to_string(d.eta_schedule),
              "SON η_t: constant (η), inv-t (η/t) or inv-sqrt-t (η/√t)");
+  p.optional("lambda1", OptionType::Real, "L1", number_text(d.lambda1),
+             "ℓ1 weight λ₁ ≥ 0 of the composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family, comp-adagrad)");
+  p.optional("lambda2", OptionType::Real, "L2", number_text(d.lambda2), "ℓ2 weight λ₂ ≥ 0 of the composite φ");
+  p.optional("tau", OptionType::Real, "TAU", number_text(d.tau),
+             "comp-adagrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range");
+  p.flag("diag-rescale", "SON variants: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)");
+  p.optional("oja-gamma", "G[,G...]",
+             "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)");
+  p.optional("grid-rows", OptionType::Integer, "R", std::to_string(d.grid_rows),
+             "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count "
+             "(0: the most nearly square grid)");
   p.optional("passes", OptionType::Integer, "P", "1", "passes over the training data, ≥ 1");
   p.optional("test", "DATA", "test examples, scored after training (a LIBSVM file is read with the training d)");
   p.optional("dim", OptionType::Integer, "D", "0",
@@ -78,6 +93,19 @@ OptionParser make_parser() {
   return p;
 }
 
+// "1,0.5,0.25" → {1, 0.5, 0.25}; "" → {}.
+std::vector<double> real_list(const std::string& text, const std::string& what) {
+  std::vector<double> out;
+  if (text.empty()) return out;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', at);
+    out.push_back(parse_real(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at), what));
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+
 LearnerSpec spec_from(const OptionParser& opts) {
   LearnerSpec spec;
   spec.algorithm = opts.text("algo");
@@ -89,7 +117,7 @@ LearnerSpec spec_from(const OptionParser& opts) {
     throw InvalidArgument(std::string("option --loss: ") + e.what());
   }
   spec.ell = opts.integer("ell");
-  if (spec.ell < 1) throw InvalidArgument("option --ell: must be a positive integer, got " + opts.text("ell"));
+  if (spec.ell < 0) throw InvalidArgument("option --ell: must be ≥ 0, got " + opts.text("ell"));
   spec.eta = opts.real("eta");
   spec.delta = opts.real("delta");
   spec.alpha0 = opts.real("alpha0");
@@ -100,6 +128,14 @@ LearnerSpec spec_from(const OptionParser& opts) {
   } catch (const InvalidArgument& e) {  // as when make_learner parsed it
     throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
   }
+  spec.lambda1 = opts.real("lambda1");
+  spec.lambda2 = opts.real("lambda2");
+  spec.tau = opts.real("tau");
+  spec.diag_rescale = opts.flag_set("diag-rescale");
+  spec.oja_gamma = real_list(opts.text("oja-gamma"), "option --oja-gamma");
+  const std::int64_t grid_rows = opts.integer("grid-rows");
+  if (grid_rows < 0 || grid_rows > (1 << 30)) throw InvalidArgument("option --grid-rows: must be ≥ 0, got " + opts.text("grid-rows"));
+  spec.grid_rows = static_cast<int>(grid_rows);
   spec.seed = opts.unsigned_integer("seed");
   try {
     spec.form = from_string<FormChoice>(opts.text("form"));
@@ -107,6 +143,20 @@ LearnerSpec spec_from(const OptionParser& opts) {
     throw InvalidArgument(std::string("option --form: ") + e.what());
   }
   return spec;
+}
+
+// A learner reports in spec() the hyperparameters it reads; the others keep their defaults. An option
+// given on the command line that the learner left at its default is one it does not read: say so once
+// (stderr, rank 0), since a run that silently ignores --diag-rescale or --lambda1 misleads.
+void warn_unread_options(const OptionParser& opts, const LearnerSpec& given, const LearnerSpec& taken) {
+  for (const SpecDifference& d : spec_differences(taken, given)) {
+    std::string option = d.field == "algorithm" ? "algo" : d.field;
+    std::replace(option.begin(), option.end(), '_', '-');
+    if (opts.given(option))
+      std::fprintf(stderr, "%s: warning: %s does not read --%s (ignored)\n", kProgram, given.algorithm.c_str(), option.c_str());
+  }
+  if (opts.given("grid-rows") && taken.grid_rows != given.grid_rows)
+    std::fprintf(stderr, "%s: warning: %s does not read --grid-rows (ignored)\n", kProgram, given.algorithm.c_str());
 }
 
 // Where a resumed run continues, for the header; warns when the rank count changed.
@@ -178,6 +228,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
   }
+  if (comm.rank() == 0 && !resumed) warn_unread_options(opts, spec, learner->spec());
   const LabelMap labels = resumed ? resumed->run.labels : LabelMap::infer(learner->loss(), labels_seen.min, labels_seen.max);
   r.label_map = labels.describe();
   TrainingOptions training{.passes = static_cast<int>(passes), .source_name = path};

@@ -27,6 +27,12 @@ void print_header(const OptionParser& opts, const Communicator& comm, const Lear
               opts.text("ell").c_str(), opts.text("eta").c_str(), opts.text("delta").c_str(), opts.text("alpha0").c_str(),
               opts.text("C").c_str(), opts.text("sigma").c_str(), opts.text("eta-schedule").c_str(),
               opts.text("seed").c_str(), opts.text("passes").c_str());
+  // The options of issue-12 learners, where they differ from the defaults.
+  std::string more;
+  for (const char* name : {"lambda1", "lambda2", "tau", "oja-gamma", "grid-rows"})
+    if (opts.given(name)) more += std::string(more.empty() ? "" : ", ") + name + " = " + opts.text(name);
+  if (opts.flag_set("diag-rescale")) more += std::string(more.empty() ? "" : ", ") + "diag-rescale";
+  if (!more.empty()) std::printf("                %s\n", more.c_str());
   if (!r.resumed.empty()) std::printf("  resumed       %s\n", r.resumed.c_str());
   std::fflush(stdout);
 }
