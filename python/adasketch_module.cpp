@@ -34,7 +34,8 @@ class PyLearner {
  public:
   PyLearner(const std::string& algorithm, as::index_t n_features, const py::object& comm, const std::string& loss,
             int classes, as::index_t ell, double eta, double delta, double alpha0, double C, double sigma,
-            const std::string& eta_schedule, std::uint64_t seed, const std::string& form)
+            const std::string& eta_schedule, std::uint64_t seed, const std::string& form, double lambda1,
+            double lambda2, double tau, bool diag_rescale, std::vector<double> oja_gamma, int grid_rows)
       : comm_(to_comm(comm)) {
     as::LearnerSpec spec;
     spec.algorithm = algorithm;
@@ -49,6 +50,12 @@ class PyLearner {
     spec.eta_schedule = as::from_string<as::EtaSchedule>(eta_schedule);
     spec.seed = seed;
     spec.form = as::from_string<as::FormChoice>(form);
+    spec.lambda1 = lambda1;
+    spec.lambda2 = lambda2;
+    spec.tau = tau;
+    spec.diag_rescale = diag_rescale;
+    spec.oja_gamma = std::move(oja_gamma);
+    spec.grid_rows = grid_rows;
     learner_ = as::make_learner(comm_, n_features, spec);
   }
 
@@ -160,12 +167,15 @@ PYBIND11_MODULE(adasketch, m) {
                         "An online learner on the ranks of `comm` (an mpi4py communicator); features split "
                         "uniformly, this rank's are local_range. Calls other than coef_ are collective.")
       .def(py::init<const std::string&, as::index_t, const py::object&, const std::string&, int, as::index_t, double,
-                    double, double, double, double, const std::string&, std::uint64_t, const std::string&>(),
+                    double, double, double, double, const std::string&, std::uint64_t, const std::string&, double, double,
+                    double, bool, std::vector<double>, int>(),
            py::arg("algorithm"), py::arg("n_features"), py::arg("comm"), py::arg("loss") = as::to_string(d.loss),
            py::arg("classes") = d.classes, py::arg("ell") = d.ell, py::arg("eta") = d.eta, py::arg("delta") = d.delta,
            py::arg("alpha0") = d.alpha0, py::arg("C") = d.C, py::arg("sigma") = d.sigma,
            py::arg("eta_schedule") = as::to_string(d.eta_schedule), py::arg("seed") = d.seed,
-           py::arg("form") = as::to_string(d.form))
+           py::arg("form") = as::to_string(d.form), py::arg("lambda1") = d.lambda1, py::arg("lambda2") = d.lambda2,
+           py::arg("tau") = d.tau, py::arg("diag_rescale") = d.diag_rescale, py::arg("oja_gamma") = d.oja_gamma,
+           py::arg("grid_rows") = d.grid_rows)
       .def("partial_fit", &PyLearner::partial_fit, py::arg("X"), py::arg("y"),
            "One online step per row of X (this rank's columns); returns the online mistakes.")
       .def("decision_function", &PyLearner::decision_function, py::arg("X"))

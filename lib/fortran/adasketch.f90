@@ -28,6 +28,10 @@ module adasketch
     type(c_ptr) :: eta_schedule
     integer(c_int64_t) :: seed
     type(c_ptr) :: form
+    real(c_double) :: lambda1, lambda2, tau
+    integer(c_int) :: diag_rescale, grid_rows
+    integer(c_int64_t) :: oja_gamma_count
+    type(c_ptr) :: oja_gamma
   end type c_spec
 
   interface
@@ -137,7 +141,8 @@ contains
 
   ! Collective. A learner by its algorithm name (as `adasketch train --algo`) over dim features split
   ! uniformly over comm's ranks; the other hyperparameters are the library's defaults unless given.
-  subroutine adasketch_create(learner, comm, dim, algorithm, status, loss, ell, eta, alpha0, form)
+  subroutine adasketch_create(learner, comm, dim, algorithm, status, loss, ell, eta, alpha0, form, lambda1, lambda2, &
+                              diag_rescale)
     type(adasketch_learner), intent(out) :: learner
     integer, intent(in) :: comm
     integer(c_int64_t), intent(in) :: dim
@@ -145,7 +150,8 @@ contains
     integer, intent(out) :: status
     character(len=*), intent(in), optional :: loss, form
     integer(c_int64_t), intent(in), optional :: ell
-    real(c_double), intent(in), optional :: eta, alpha0
+    real(c_double), intent(in), optional :: eta, alpha0, lambda1, lambda2
+    logical, intent(in), optional :: diag_rescale
     type(c_spec) :: spec
     character(kind=c_char), allocatable, target :: c_algorithm(:), c_loss(:), c_form(:)
     call c_spec_defaults(spec)
@@ -162,6 +168,11 @@ contains
     if (present(ell)) spec%ell = ell
     if (present(eta)) spec%eta = eta
     if (present(alpha0)) spec%alpha0 = alpha0
+    if (present(lambda1)) spec%lambda1 = lambda1
+    if (present(lambda2)) spec%lambda2 = lambda2
+    if (present(diag_rescale)) then
+      if (diag_rescale) spec%diag_rescale = 1
+    end if
     status = c_create_f(int(comm, c_int), dim, spec, learner%handle)  ! the strings are copied
   end subroutine adasketch_create
 

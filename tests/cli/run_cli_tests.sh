@@ -289,7 +289,7 @@ train_errors() {
   expect_error_bg "$np" 2 "--data" train --algo ada-diag
   expect_error_bg "$np" 2 "--algo" train --data "$d/small.svm"
   expect_error_bg "$np" 2 "--loss" "${diag[@]}" --loss cubic
-  expect_error_bg "$np" 2 "--ell" "${diag[@]}" --ell 0
+  expect_error_bg "$np" 2 "--ell" "${diag[@]}" --ell -1
   expect_error_bg "$np" 2 "--eta" "${diag[@]}" --eta abc
   expect_error_bg "$np" 2 "eta = -1" "${diag[@]}" --eta -1
   expect_error_bg "$np" 2 "--dim" "${diag[@]}" --dim -4

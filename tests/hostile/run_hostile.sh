@@ -258,6 +258,15 @@ run_case() {
     echo "ok   $what: accepted ($checks)"
     return
   fi
+  if [[ $expect == warn* ]]; then
+    local warning=${expect#warn }
+    if [ "$rc" != 0 ] || [ "$lines" != 1 ] || [[ $first != "adasketch: warning: "*"$warning"* ]]; then
+      echo "FAIL: $what: expected exit 0 and one warning containing '$warning', got exit $rc: $(head -c 300 "$o.stderr")"
+    else
+      echo "ok   $what: [0] ${first#adasketch: }"
+    fi
+    return
+  fi
   local code needle
   read -r _ code needle <<<"$expect"
   if [ "$rc" != "$code" ]; then

@@ -39,7 +39,8 @@ const char* adasketch_version(void);
 /* The hyperparameters of make_learner (C++ LearnerSpec). Strings are copied by the create calls. */
 typedef struct adasketch_spec {
   const char* algorithm;    /* ada-diag, ada-fd, fast-ada-fd, ada-gp, ada-dp (and -da forms), fd-son,
-                               fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son */
+                               fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son, comp-adagrad;
+                               with ScaLAPACK ada-full, ada-full-da, full-on */
   const char* loss;         /* squared, absolute, logistic, hinge, squared-hinge, softmax */
   int classes;              /* K for softmax */
   int64_t ell;              /* sketch size */
@@ -47,6 +48,12 @@ typedef struct adasketch_spec {
   const char* eta_schedule; /* constant, inv-t, inv-sqrt-t */
   uint64_t seed;
   const char* form;         /* auto, dense, sparse */
+  double lambda1, lambda2;  /* composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family, comp-adagrad) */
+  double tau;               /* comp-adagrad τ */
+  int diag_rescale;         /* SON variants: nonzero feeds D_t^{-1/2}x_t (SON §5.2) */
+  int grid_rows;            /* exact learners: ScaLAPACK grid rows (0: the most nearly square) */
+  int64_t oja_gamma_count;  /* oja-son Γ_t = diag(γ)/t: 0 (I/t), 1 or ℓ values at oja_gamma (copied) */
+  const double* oja_gamma;
 } adasketch_spec;
 
 /* The library's defaults (the same as the C++ options structs and `adasketch train`). */

@@ -83,6 +83,15 @@ LearnerSpec to_spec(const adasketch_spec* s) {
   spec.eta_schedule = from_string<EtaSchedule>(s->eta_schedule);
   spec.seed = s->seed;
   spec.form = from_string<FormChoice>(s->form);
+  spec.lambda1 = s->lambda1;
+  spec.lambda2 = s->lambda2;
+  spec.tau = s->tau;
+  spec.diag_rescale = s->diag_rescale != 0;
+  spec.grid_rows = s->grid_rows;
+  if (s->oja_gamma_count < 0 || (s->oja_gamma_count > 0 && s->oja_gamma == nullptr))
+    throw InvalidArgument("spec: oja_gamma_count = " + std::to_string(s->oja_gamma_count) + " with oja_gamma " +
+                          (s->oja_gamma == nullptr ? "NULL" : "set"));
+  spec.oja_gamma.assign(s->oja_gamma, s->oja_gamma + s->oja_gamma_count);
   return spec;
 }
 
@@ -123,7 +132,8 @@ void adasketch_spec_defaults(adasketch_spec* spec) {
   static const LearnerSpec d;  // it and these strings live as long as the program
   static const std::string loss = to_string(d.loss), schedule = to_string(d.eta_schedule), form = to_string(d.form);
   *spec = adasketch_spec{d.algorithm.c_str(), loss.c_str(), d.classes, d.ell, d.eta, d.delta, d.alpha0, d.C,
-                         d.sigma, schedule.c_str(), d.seed, form.c_str()};
+                         d.sigma, schedule.c_str(), d.seed, form.c_str(), d.lambda1, d.lambda2, d.tau,
+                         d.diag_rescale ? 1 : 0, d.grid_rows, 0, nullptr};
 }
 
 adasketch_status adasketch_learner_create(MPI_Comm comm, int64_t dim, const adasketch_spec* spec,
