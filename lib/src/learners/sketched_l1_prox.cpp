@@ -162,7 +162,6 @@ void SketchedL1Prox::solve(std::span<const double> a, std::span<const double> mu
   a_ = a;
   kappa_ = kappa;
   delta_ = delta;
-  iterations_ = 0;
   if (r == 0) {  // H' = δ'I: the entry-wise prox, no communication
     for (std::size_t e = 0; e < sz(n_); ++e) {
       const double m = std::abs(a[e]) - kappa;
@@ -172,14 +171,13 @@ void SketchedL1Prox::solve(std::span<const double> a, std::span<const double> mu
   }
   std::copy(mu0.begin(), mu0.begin() + r, current_.mu.begin());
   evaluate(current_, nullptr);
-  for (;;) {
+  for (int iterations = 0;; ++iterations) {
     const double gnorm = norm(std::span<const double>(current_.grad).first(sz(r)));
     const double scale = std::max(norm(std::span<const double>(current_.mu).first(sz(r))), current_.cw_norm);
     if (gnorm <= tolerance_ * scale) break;
-    if (iterations_ == max_iterations)
+    if (iterations == max_iterations)
       throw NumericError("l1 prox: the dual Newton iteration did not converge in " + std::to_string(max_iterations) +
                          " iterations (|grad D| = " + number(gnorm) + ", |mu| = " + number(scale) + ")");
-    ++iterations_;
     // Δ = (−∂²D)⁻¹ ∇D by Cholesky.
     std::copy(current_.hess.begin(), current_.hess.begin() + r * r, factor_.begin());
     cholesky_lower(static_cast<int>(r), std::span<double>(factor_).first(sz(r * r)));

@@ -51,8 +51,6 @@ class SketchedL1Prox {
   /// μ₀ (r entries). a and w have the sketch's local_dim() entries (w may not alias a).
   void solve(std::span<const double> a, std::span<const double> mu0, double kappa, double delta,
              std::span<double> w);
-  /// Newton iterations of the last solve.
-  int iterations() const noexcept { return iterations_; }
 
  private:
   struct Point {
@@ -67,7 +65,6 @@ class SketchedL1Prox {
   const Sketch& sketch_;
   double tolerance_;
   index_t rows_, basis_, n_, rank_ = 0;
-  int iterations_ = 0;
   std::span<const double> a_;
   double kappa_ = 0.0, delta_ = 1.0;
   std::vector<double> t_, y_, reduce_, kernel_, tk_, chunk_, direction_, negated_, factor_;
