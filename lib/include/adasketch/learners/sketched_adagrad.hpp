@@ -49,7 +49,7 @@
 // = U diag(1/(σ_i(δ'+σ_i)))Uᵀ, in the lazy form with a global scale s, w = s(w̄ + Zᵀc):
 //   dual averaging:  w = −ηH'⁻¹ḡ = (δ/δ')(w̄ − Zᵀ MᵀP'M(Zw̄)), w̄ = −(η/δ)ḡ as for φ = 0, s = δ/δ'_t;
 //   mirror descent:  w_{t+1} = H'⁻¹(H w_t − ηg) = ρ w_t − (η/δ')g + Zᵀq,  ρ = δ/δ',
-//                    q = MᵀP'M((η/δ')Zg + (ηλ₂/δ')Zw_t): s ← ρs, w̄ −= (η/δ')g/s, c += q/s,
+//                    q = MᵀP'M((η/δ')Zg + (ηλ₂/δ')Zw_t): s ← ρs, then w̄ −= (η/δ')g/s, c += q/s,
 //                    with Zw kept through the insertions (update_product) and the steps
 //                    (Z w_{t+1} = ρZw_t − (η/δ')Zg + Kq, Sketch::apply_basis_gram). When s falls
 //                    below 10⁻¹⁵⁰ it is folded into w̄ and c, O(d_p·K) once every
