@@ -21,9 +21,12 @@ DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, const BlockPartition&
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta > 0.0, "eta = " + std::to_string(options.eta));
   ADASKETCH_REQUIRE(std::isfinite(options.delta) && options.delta >= std::numeric_limits<double>::min(),
                     "delta = " + std::to_string(options.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
+  ADASKETCH_REQUIRE(std::isfinite(options.lambda1) && options.lambda1 >= 0.0, "lambda1 = " + std::to_string(options.lambda1));
+  ADASKETCH_REQUIRE(std::isfinite(options.lambda2) && options.lambda2 >= 0.0, "lambda2 = " + std::to_string(options.lambda2));
   const auto entries = static_cast<std::size_t>(local_dim() * outputs());
   state_.assign(entries, 0.0);
   sum_square_.assign(entries, 0.0);
+  if (lazy_shrink()) last_.assign(entries, 0.0);
   scores_.assign(static_cast<std::size_t>(outputs()), 0.0);
   dscores_.assign(static_cast<std::size_t>(outputs()), 0.0);
 }
@@ -32,24 +35,64 @@ std::string DiagonalAdaGrad::name() const {
   return options_.form == DiagonalAdaGradOptions::Form::dual_averaging ? "ada-diag-da" : "ada-diag";
 }
 
-double DiagonalAdaGrad::weight(std::size_t entry) const noexcept {
-  if (options_.form == DiagonalAdaGradOptions::Form::mirror_descent) return state_[entry];
-  // Dual averaging, ADA-FD paper eq. (1) with φ = 0: w = −η H⁻¹ Σ_s g_s.
-  return -options_.eta * state_[entry] / (options_.delta + std::sqrt(sum_square_[entry]));
+namespace {
+
+// k steps of the composite mirror-descent shrink y ↦ soft(y, a)/(1 + b) in closed form (header).
+double shrink_steps(double y, double a, double b, double k) noexcept {
+  if (k <= 0.0 || y == 0.0) return y;
+  double m;
+  if (b == 0.0) {
+    m = std::abs(y) - k * a;
+  } else {
+    const double kl = -k * std::log1p(b);  // r^k = e^{kl}, a r(1 − r^k)/(1 − r) = −a·expm1(kl)/b
+    m = std::abs(y) * std::exp(kl) + a * std::expm1(kl) / b;
+  }
+  return m > 0.0 ? std::copysign(m, y) : 0.0;
 }
 
-void DiagonalAdaGrad::update(std::size_t entry, double g) noexcept {
+}  // namespace
+
+double DiagonalAdaGrad::weight(std::size_t entry, index_t steps) const noexcept {
+  if (options_.form == DiagonalAdaGradOptions::Form::mirror_descent && !lazy_shrink()) return state_[entry];
+  const double eta = options_.eta;
+  const double H = options_.delta + std::sqrt(sum_square_[entry]);
+  if (options_.form == DiagonalAdaGradOptions::Form::mirror_descent) {
+    // The steps after last_[entry] had a zero gradient entry: H was constant over them.
+    return shrink_steps(state_[entry], eta * options_.lambda1 / H, eta * options_.lambda2 / H,
+                        static_cast<double>(steps) - last_[entry]);
+  }
+  const double gbar = state_[entry];
+  // Dual averaging, ADA-FD paper eq. (1) with φ = 0: w = −η H⁻¹ Σ_s g_s.
+  if (!composite()) return -eta * gbar / H;
+  // With Duchi et al.'s tηφ: w = −η soft(ḡ, tλ₁)/(H + ηtλ₂), t = steps taken.
+  const double t = static_cast<double>(steps);
+  const double m = std::abs(gbar) - t * options_.lambda1;
+  return m > 0.0 ? -eta * std::copysign(m, gbar) / (H + eta * t * options_.lambda2) : 0.0;
+}
+
+void DiagonalAdaGrad::update(std::size_t entry, double g, index_t step) noexcept {
   const double G = sum_square_[entry] += g * g;
-  if (options_.form == DiagonalAdaGradOptions::Form::mirror_descent)
-    state_[entry] -= options_.eta * g / (options_.delta + std::sqrt(G));  // eq. (2), φ = 0: w − η H_t⁻¹ g_t
-  else
+  if (options_.form == DiagonalAdaGradOptions::Form::dual_averaging) {
     state_[entry] += g;
+    return;
+  }
+  const double H = options_.delta + std::sqrt(G);
+  const double y = state_[entry] - options_.eta * g / H;  // eq. (2), φ = 0: w − η H_t⁻¹ g_t
+  if (!lazy_shrink()) {
+    state_[entry] = y;
+    return;
+  }
+  // Eq. (2) with φ: soft(y, ηλ₁/H)/(1 + ηλ₂/H).
+  const double m = std::abs(y) - options_.eta * options_.lambda1 / H;
+  state_[entry] = m > 0.0 ? std::copysign(m / (1.0 + options_.eta * options_.lambda2 / H), y) : 0.0;
+  last_[entry] = static_cast<double>(step);
 }
 
 void DiagonalAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) const {
   const std::size_t K = out.size();
+  const index_t t = steps();
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) out[k] += v * weight(j * K + k);
+    for (std::size_t k = 0; k < K; ++k) out[k] += v * weight(j * K + k, t);
   });
 }
 
@@ -57,6 +100,15 @@ StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
   std::fill(scores_.begin(), scores_.end(), 0.0);
   detail::prefetch_entries(x, state_.data(), scores_.size());
   detail::prefetch_entries(x, sum_square_.data(), scores_.size());
+  const index_t before = steps();
+  const std::size_t K = dscores_.size();
+  if (lazy_shrink())  // bring x's entries up to date: w_t
+    detail::for_each_nonzero(x, [&](std::size_t j, double) {
+      for (std::size_t k = 0; k < K; ++k) {
+        state_[j * K + k] = weight(j * K + k, before);
+        last_[j * K + k] = static_cast<double>(before);
+      }
+    });
   add_local_scores(x, scores_);
   comm().allreduce_sum(scores_);  // the step's one Allreduce: K numbers
   for (double s : scores_)
@@ -64,9 +116,8 @@ StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
   const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};
   loss().derivative(scores_, label, dscores_);
   if (std::all_of(dscores_.begin(), dscores_.end(), [](double g) { return g == 0.0; })) return result;
-  const std::size_t K = dscores_.size();
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) update(j * K + k, v * dscores_[k]);  // g_jk = x_j ∂ℓ/∂p_k
+    for (std::size_t k = 0; k < K; ++k) update(j * K + k, v * dscores_[k], before + 1);  // g_jk = x_j ∂ℓ/∂p_k
   });
   return result;
 }
@@ -74,7 +125,8 @@ StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
 void DiagonalAdaGrad::weights(std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= state_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
                                                      std::to_string(state_.size()));
-  for (std::size_t e = 0; e < state_.size(); ++e) out[e] = weight(e);
+  const index_t t = steps();
+  for (std::size_t e = 0; e < state_.size(); ++e) out[e] = weight(e, t);
 }
 
 LearnerSpec DiagonalAdaGrad::spec() const {
@@ -84,16 +136,19 @@ LearnerSpec DiagonalAdaGrad::spec() const {
   if (loss().kind() == LossKind::softmax) s.classes = outputs();
   s.eta = options_.eta;
   s.delta = options_.delta;
+  s.lambda1 = options_.lambda1;
+  s.lambda2 = options_.lambda2;
   return s;
 }
 
 void DiagonalAdaGrad::add_state_fields(StateFields& fields) {
   fields.block("diag.state", partition(), comm().rank(), outputs(), state_);
   fields.block("diag.sum_square", partition(), comm().rank(), outputs(), sum_square_);
+  if (lazy_shrink()) fields.block("diag.last", partition(), comm().rank(), outputs(), last_);
 }
 
 std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
-  DiagonalAdaGradOptions options{.eta = spec.eta, .delta = spec.delta};
+  DiagonalAdaGradOptions options{.eta = spec.eta, .delta = spec.delta, .lambda1 = spec.lambda1, .lambda2 = spec.lambda2};
   if (spec.algorithm == "ada-diag-da")
     options.form = DiagonalAdaGradOptions::Form::dual_averaging;
   else if (spec.algorithm != "ada-diag")

@@ -12,6 +12,7 @@
 #include "adasketch/sketch/random_projection.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
+#include "sketched_l1_prox.hpp"
 
 namespace adasketch {
 
@@ -41,6 +42,10 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartit
           "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number(o.delta));
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
           "rank_tolerance must be in [0, 1), got " + number(o.rank_tolerance));
+  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0, "lambda1 must be finite and >= 0, got " + number(o.lambda1));
+  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0, "lambda2 must be finite and >= 0, got " + number(o.lambda2));
+  require(o.prox_tolerance > 0.0 && o.prox_tolerance < 1.0,
+          "prox_tolerance must be in (0, 1), got " + number(o.prox_tolerance));
   switch (o.sketching) {
     case Sketching::fd_gradients:
     case Sketching::fast_fd_gradients: {
@@ -74,7 +79,8 @@ SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, const BlockPartition&
       classes_(loss.outputs()),
       dp_(local_dim()),
       eigen_(1),
-      form_resolved_(options.sketch_form != FormChoice::automatic) {
+      form_resolved_(options.sketch_form != FormChoice::automatic),
+      prox_(options.lambda1 > 0.0 ? Prox::lasso : options.lambda2 > 0.0 ? Prox::ridge : Prox::none) {
   install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
 }
 
@@ -85,6 +91,7 @@ void SketchedAdaGrad::install_sketch(SketchForm form) {
   eigen_ = SymmetricEigen(static_cast<int>(rows_));
   const index_t R = rows_, Rz = basis_, K = classes_;
   phi_.assign(sz(R), 0.0);
+  sigma_.assign(sz(R), 0.0);
   z_.assign(sz(R), 0.0);
   mixed_.assign(sz(R), 0.0);
   q_.assign(sz(Rz), 0.0);
@@ -92,9 +99,22 @@ void SketchedAdaGrad::install_sketch(SketchForm form) {
   lazy_.assign(sz(dp_ * K), 0.0);
   const index_t coefficient_count = sketches_gradients() ? Rz : Rz * K;
   coef_.assign(sz(coefficient_count), 0.0);
-  if (dual_averaging()) dual_.assign(sz(coefficient_count), 0.0);
+  if (dual_averaging() && prox_ != Prox::lasso) dual_.assign(sz(coefficient_count), 0.0);
   const index_t products = sketches_gradients() ? Rz * K : Rz;
-  reduce_.assign(sz(products + K + 1), 0.0);
+  // ℓ1: Z w_t (per class for the data sketch) joins the step's Allreduce.
+  reduce_.assign(sz(products + K + 1 + (prox_ == Prox::lasso ? coefficient_count : 0)), 0.0);
+  scale_ = 1.0;
+  if (prox_ == Prox::ridge && !dual_averaging()) {
+    zw_.assign(sz(coefficient_count), 0.0);
+    work_.assign(sz(2 * Rz), 0.0);
+  }
+  if (prox_ == Prox::lasso) {
+    if (dual_averaging()) gsum_.assign(sz(dp_ * K), 0.0);
+    target_.assign(sz(sketch_->local_dim()), 0.0);
+    column_.assign(sz(sketch_->local_dim()), 0.0);
+    mu0_.assign(sz(R), 0.0);
+    prox_solver_ = std::make_unique<detail::SketchedL1Prox>(*sketch_, options_.prox_tolerance);
+  }
   score_products_.assign(sz(products), 0.0);
   scores_.assign(sz(K), 0.0);
   dscores_.assign(sz(K), 0.0);
@@ -137,17 +157,24 @@ LearnerSpec SketchedAdaGrad::spec() const {
   s.ell = options_.ell;
   s.eta = options_.eta;
   s.delta = options_.delta;
+  s.lambda1 = options_.lambda1;
+  s.lambda2 = options_.lambda2;
   if (form_resolved_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
   if (options_.sketching == Sketching::rp_gradients || options_.sketching == Sketching::rp_data) s.seed = options_.seed;
   return s;
 }
 
-// Everything else (phi_, z_, q_, projected_, the eigenpairs, the gradient row) is rewritten in each
-// step before it is read.
+// Everything else (phi_, sigma_, z_, q_, projected_, the eigenpairs, the gradient row, the ℓ1
+// prox's scratch) is rewritten in each step before it is read.
 void SketchedAdaGrad::add_state_fields(StateFields& fields) {
   fields.block("ada.lazy", partition(), comm().rank(), classes_, lazy_);
   fields.array("ada.coef", coef_);
-  if (dual_averaging()) fields.array("ada.dual", dual_);
+  if (!dual_.empty()) fields.array("ada.dual", dual_);
+  if (!zw_.empty()) {
+    fields.real("ada.scale", scale_);
+    fields.array("ada.zw", zw_);
+  }
+  if (!gsum_.empty()) fields.block("ada.gsum", partition(), comm().rank(), classes_, gsum_);
   sketch_->state_fields(fields);
 }
 
@@ -216,6 +243,9 @@ void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out)
     for (index_t i = 0; i < R; ++i) s += c[i] * prod[i];
     out[sz(k)] += s;
   }
+  const double scale = weight_scale(steps());
+  if (scale != 1.0)
+    for (index_t k = 0; k < K; ++k) out[sz(k)] *= scale;
 }
 
 void SketchedAdaGrad::weights(std::span<double> out) const {
@@ -224,15 +254,18 @@ void SketchedAdaGrad::weights(std::span<double> out) const {
   std::copy(lazy_.begin(), lazy_.end(), out.begin());
   if (sketches_gradients()) {
     sketch_->add_local_transpose_product(coef_, out.first(n));
-    return;
+  } else {
+    const index_t R = basis_, K = classes_;
+    std::vector<double> column(sz(dp_));
+    for (index_t k = 0; k < K; ++k) {
+      std::fill(column.begin(), column.end(), 0.0);
+      sketch_->add_local_transpose_product(std::span<const double>(coef_).subspan(sz(k * R), sz(R)), column);
+      for (index_t j = 0; j < dp_; ++j) out[sz(j * K + k)] += column[sz(j)];
+    }
   }
-  const index_t R = basis_, K = classes_;
-  std::vector<double> column(sz(dp_));
-  for (index_t k = 0; k < K; ++k) {
-    std::fill(column.begin(), column.end(), 0.0);
-    sketch_->add_local_transpose_product(std::span<const double>(coef_).subspan(sz(k * R), sz(R)), column);
-    for (index_t j = 0; j < dp_; ++j) out[sz(j * K + k)] += column[sz(j)];
-  }
+  const double scale = weight_scale(steps());
+  if (scale != 1.0)
+    for (std::size_t e = 0; e < n; ++e) out[e] *= scale;
 }
 
 void SketchedAdaGrad::fold() {
@@ -251,7 +284,7 @@ void SketchedAdaGrad::fold() {
   std::fill(coef_.begin(), coef_.end(), 0.0);
 }
 
-void SketchedAdaGrad::factor_gram() {
+void SketchedAdaGrad::factor_gram(double delta) {
   const index_t R = rows_;
   const auto M = sketch_->gram();
   // An FD shrink leaves orthogonal rows, BBᵀ = diag(λ_i − λ_ℓ): after every step of plain FD, and
@@ -272,20 +305,22 @@ void SketchedAdaGrad::factor_gram() {
     for (index_t r = 0; r < R; ++r) {
       const double l = M[sz(r * R + r)];
       const double sigma = std::sqrt(std::max(l, 0.0));
-      phi_[sz(r)] = top > 0.0 && l > options_.rank_tolerance * top ? 1.0 / (sigma * (options_.delta + sigma)) : 0.0;
+      const bool kept = top > 0.0 && l > options_.rank_tolerance * top;
+      phi_[sz(r)] = kept ? 1.0 / (sigma * (delta + sigma)) : 0.0;
+      sigma_[sz(r)] = kept ? sigma : 0.0;
     }
     return;
   }
   eigen_.compute(M);
   const auto lambda = eigen_.values();  // descending
   const double lambda_max = lambda[0];
-  const double delta = options_.delta;
   rank_ = 0;
   for (index_t i = 0; i < R; ++i) {
     const double l = lambda[sz(i)];
     if (!(lambda_max > 0.0) || l <= options_.rank_tolerance * lambda_max) break;
     const double sigma = std::sqrt(l);
     phi_[sz(i)] = 1.0 / (sigma * (delta + sigma));  // P = U diag(1/(σ_i(δ+σ_i))) Uᵀ
+    sigma_[sz(i)] = sigma;
     rank_ = i + 1;
   }
 }
@@ -311,152 +346,6 @@ void SketchedAdaGrad::apply_p(std::span<const double> v, std::span<double> out) 
     }
   }
   sketch_->mix_transpose(mixed_, out);
-}
-
-StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
-  check_row(x);
-  // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks).
-  if (!form_resolved_)
-    choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
-  const index_t R = basis_, K = classes_;
-  const index_t products = sketches_gradients() ? R * K : R;
-  std::fill(reduce_.begin(), reduce_.end(), 0.0);
-  detail::prefetch_entries(x, lazy_.data(), sz(K));
-  add_local_products(x, std::span<double>(reduce_).first(sz(products)));
-  add_local_lazy_dots(x, std::span<double>(reduce_).subspan(sz(products), sz(K)));
-  reduce_[sz(products + K)] = x.local_norm2();
-  comm().allreduce_sum(reduce_);  // the step's one Allreduce: R_z·K + K + 1 numbers (R_z + K + 1 for ADA-DP)
-  const std::span<const double> prod = std::span<const double>(reduce_).first(sz(products));
-  const std::span<const double> dots = std::span<const double>(reduce_).subspan(sz(products), sz(K));
-  const double xx = reduce_[sz(products + K)];
-
-  for (index_t k = 0; k < K; ++k) {
-    const double* pk = prod.data() + (sketches_gradients() ? k * R : 0);
-    const double* c = coef_.data() + (sketches_gradients() ? 0 : k * R);
-    double s = dots[sz(k)];
-    for (index_t i = 0; i < R; ++i) s += c[i] * pk[i];
-    if (!std::isfinite(s)) throw NumericError(name() + ": the score wᵀx is not finite");
-    scores_[sz(k)] = s;
-  }
-  const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};
-  loss().derivative(scores_, label, dscores_);
-  if (sketches_gradients())
-    step_gradient_sketch(x, prod, dots, xx);
-  else
-    step_data_sketch(x, prod, dots, xx);
-  return result;
-}
-
-void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const double> products,
-                                           std::span<const double> lazy_dots, double xx) {
-  const index_t R = basis_, K = classes_;
-  double dd = 0.0, gw = 0.0;
-  for (index_t k = 0; k < K; ++k) {
-    dd += dscores_[sz(k)] * dscores_[sz(k)];
-    gw += dscores_[sz(k)] * lazy_dots[sz(k)];  // gᵀw̄ = Σ_k ∂ℓ/∂p_k w̄ᵀ(x⊗e_k)
-  }
-  const double gg = xx * dd;  // ‖x ⊗ ∂ℓ/∂p‖² = ‖x‖²‖∂ℓ/∂p‖²
-  if (gg == 0.0) return;      // g = 0: H, w̄ and c stay as they are (nothing is inserted)
-  // Zg = Σ_k ∂ℓ/∂p_k Z(x ⊗ e_k), from the reduced products.
-  for (index_t i = 0; i < R; ++i) {
-    double v = 0.0;
-    for (index_t k = 0; k < K; ++k) v += dscores_[sz(k)] * products[sz(k * R + i)];
-    projected_[sz(i)] = v;
-  }
-  const bool md = !dual_averaging();
-  if (md && sketch_->next_insert_restructures()) fold();
-
-  // g = x ⊗ ∂ℓ/∂p as a local row of the dK-dimensional sketch (dense x → dense g).
-  LocalRow g = LocalRow::dense({});
-  if (x.is_dense()) {
-    const auto v = x.values();
-    for (index_t j = 0; j < dp_; ++j)
-      for (index_t k = 0; k < K; ++k) g_values_[sz(j * K + k)] = v[sz(j)] * dscores_[sz(k)];
-    g = LocalRow::dense(std::span<const double>(g_values_).first(sz(dp_ * K)));
-  } else {
-    const auto xi = x.indices();
-    const auto v = x.values();
-    std::size_t n = 0;
-    for (std::size_t m = 0; m < xi.size(); ++m)
-      for (index_t k = 0; k < K; ++k, ++n) {
-        g_indices_[n] = xi[m] * K + k;
-        g_values_[n] = v[m] * dscores_[sz(k)];
-      }
-    g = LocalRow::sparse(std::span<const index_t>(g_indices_).first(n), std::span<const double>(g_values_).first(n));
-  }
-  sketch_->insert(g, projected_, gg);
-  // w̄ += (β − η/δ) g: β from carrying c through the insertion (mirror descent), −η/δ the step's
-  // isotropic part of −ηH⁻¹g = −(η/δ)(g − BᵀPBg).
-  const double step = options_.eta / options_.delta;
-  const double beta = md ? sketch_->update_coefficients(coef_, lazy_, 1) : 0.0;
-  const double a = beta - step;
-  const auto gv = g.values();
-  if (g.is_dense()) {
-    for (std::size_t e = 0; e < gv.size(); ++e) lazy_[e] += a * gv[e];
-  } else {
-    const auto gi = g.indices();
-    for (std::size_t e = 0; e < gv.size(); ++e) lazy_[sz(gi[e])] += a * gv[e];
-  }
-  sketch_->update_product(projected_, gg);  // Z_new g
-  if (!md) sketch_->update_product(dual_, gw);  // Z_new w̄_old
-  factor_gram();
-  if (md) {
-    // ADA-FD Alg. 2 line 7 / ADA-GP Alg. 1 line 6: w ← w − (η/δ)(g − BᵀPBg); BᵀPBg = Zᵀ(MᵀP(M Zg)).
-    apply_p(projected_, q_);
-    for (index_t i = 0; i < R; ++i) coef_[sz(i)] += step * q_[sz(i)];
-  } else {
-    // ADA-FD Alg. 1 line 7, eq. (6): w = −(η/δ)(ḡ − BᵀPBḡ) = w̄ − Zᵀ(MᵀP(M Zw̄)), w̄ = −(η/δ)ḡ.
-    for (index_t i = 0; i < R; ++i) dual_[sz(i)] -= step * projected_[sz(i)];
-    apply_p(dual_, coef_);
-    for (index_t i = 0; i < R; ++i) coef_[sz(i)] = -coef_[sz(i)];
-  }
-}
-
-void SketchedAdaGrad::step_data_sketch(const LocalRow& x, std::span<const double> products,
-                                       std::span<const double> lazy_dots, double xx) {
-  const index_t R = basis_, K = classes_;
-  const bool md = !dual_averaging();
-  if (md && sketch_->next_insert_restructures()) fold();
-  std::copy(products.begin(), products.end(), projected_.begin());
-  sketch_->insert(x, projected_, xx);  // ADA-DP Alg. 2 line 4: S_t = S_{t−1} + r_t x_tᵀ
-  const double step = options_.eta / options_.delta;
-  // W̄_{:,k} += (β_k − (η/δ)∂ℓ/∂p_k) x, β_k from carrying C_k through the insertion.
-  for (index_t k = 0; k < K; ++k) {
-    const double beta = md ? sketch_->update_coefficients(std::span<double>(coef_).subspan(sz(k * R), sz(R)),
-                                                          std::span<double>(lazy_).subspan(sz(k)), K)
-                           : 0.0;
-    scores_[sz(k)] = beta - step * dscores_[sz(k)];  // scores_ is free now: the per-class factor
-  }
-  {
-    const std::size_t Kz = sz(K);
-    detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-      double* wj = lazy_.data() + j * Kz;
-      for (std::size_t k = 0; k < Kz; ++k) wj[k] += v * scores_[k];
-    });
-  }
-  sketch_->update_product(projected_, xx);  // Z_new x
-  if (!md)
-    for (index_t k = 0; k < K; ++k)
-      sketch_->update_product(std::span<double>(dual_).subspan(sz(k * R), sz(R)), lazy_dots[sz(k)]);
-  factor_gram();
-  if (md) {
-    // ADA-DP Alg. 2 line 6 per class: W_{:,k} −= (η/δ)∂ℓ/∂p_k (x − BᵀPBx).
-    apply_p(projected_, q_);
-    for (index_t k = 0; k < K; ++k) {
-      const double f = step * dscores_[sz(k)];
-      if (f == 0.0) continue;
-      for (index_t i = 0; i < R; ++i) coef_[sz(k * R + i)] += f * q_[sz(i)];
-    }
-  } else {
-    for (index_t k = 0; k < K; ++k) {
-      auto dual_k = std::span<double>(dual_).subspan(sz(k * R), sz(R));
-      auto coef_k = std::span<double>(coef_).subspan(sz(k * R), sz(R));
-      const double f = step * dscores_[sz(k)];
-      for (index_t i = 0; i < R; ++i) dual_k[sz(i)] -= f * projected_[sz(i)];
-      apply_p(dual_k, coef_k);
-      for (index_t i = 0; i < R; ++i) coef_k[sz(i)] = -coef_k[sz(i)];
-    }
-  }
 }
 
 std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
@@ -485,6 +374,8 @@ std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const B
     o.delta = spec.delta;
     o.seed = spec.seed;
     o.sketch_form = spec.form;
+    o.lambda1 = spec.lambda1;
+    o.lambda2 = spec.lambda2;
     return std::make_unique<SketchedAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), o);
   }
   return nullptr;

@@ -115,6 +115,13 @@ double FrequentDirections::update_coefficients(std::span<double> c, std::span<do
   return 0.0;
 }
 
+void FrequentDirections::apply_basis_gram(std::span<const double> c, std::span<double> out) const {
+  const int r = static_cast<int>(rows());
+  // Dense: Z = B (unit row scales), K = BBᵀ. Sparse: K over the free and live slots.
+  const double* K = sparse_ != nullptr ? sparse_->basis_gram.data() : gram().data();
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, r, r, 1.0, K, r, c.data(), 1, 0.0, out.data(), 1);
+}
+
 void FrequentDirections::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
   if (sparse_ == nullptr) return Sketch::add_local_transpose_product(c, out);
   sparse_->add_transpose_product(stored(), c, out);

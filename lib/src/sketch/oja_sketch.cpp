@@ -281,6 +281,11 @@ void OjaSketch::update_product(std::span<double> zz, double az) const {
   }
 }
 
+void OjaSketch::apply_basis_gram(std::span<const double> c, std::span<double> out) const {
+  const int r = static_cast<int>(rows());
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, r, r, 1.0, basis_gram_.data(), r, c.data(), 1, 0.0, out.data(), 1);
+}
+
 double OjaSketch::update_coefficients(std::span<double> c, std::span<double>, index_t) const {
   const index_t R = rows();
   double qc = 0.0;

@@ -65,4 +65,9 @@ double RandomProjection::update_coefficients(std::span<double> c, std::span<doub
   return -rc;
 }
 
+void RandomProjection::apply_basis_gram(std::span<const double> c, std::span<double> out) const {
+  const int r = static_cast<int>(rows());
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, r, r, 1.0, gram().data(), r, c.data(), 1, 0.0, out.data(), 1);
+}
+
 }  // namespace adasketch

@@ -38,7 +38,32 @@
 //
 // A zero gradient (∂ℓ/∂p = 0, or x = 0) leaves a gradient sketch, w̄ and c unchanged and is not
 // inserted, so the t-th *inserted* gradient of ADA-GP draws the random vector r_t (the same law as
-// the paper's Alg. 1, whose r_t g_tᵀ is zero then). ADA-DP inserts every x_t (Alg. 2 line 4).
+// the paper's Alg. 1, whose r_t g_tᵀ is zero then). ADA-DP inserts every x_t (Alg. 2 line 4). With a
+// composite term the step is still taken (φ shrinks w, and dual averaging's tηφ grows with t).
+//
+// Composite regularization φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (ADA-FD eq. (1), (2); ADA-GP/DP end of §3.3), with
+// H' = H + η'λ₂I = δ'I + VΣVᵀ (B = UΣVᵀ):
+//   mirror descent:  w_{t+1} = argmin η⟨g_t, w⟩ + ηφ(w) + ½‖w − w_t‖²_{H_t}          (η' = η)
+//   dual averaging:  w_{t+1} = argmin η⟨ḡ_t, w⟩ + ηtφ(w) + ½wᵀH_tw                   (η' = ηt, Duchi et al.)
+// ℓ2 only (λ₁ = 0): closed forms through the same R×R machinery, H'⁻¹v = (v − BᵀP'Bv)/δ' with P'
+// = U diag(1/(σ_i(δ'+σ_i)))Uᵀ, in the lazy form with a global scale s, w = s(w̄ + Zᵀc):
+//   dual averaging:  w = −ηH'⁻¹ḡ = (δ/δ')(w̄ − Zᵀ MᵀP'M(Zw̄)), w̄ = −(η/δ)ḡ as for φ = 0, s = δ/δ'_t;
+//   mirror descent:  w_{t+1} = H'⁻¹(H w_t − ηg) = ρ w_t − (η/δ')g + Zᵀq,  ρ = δ/δ',
+//                    q = MᵀP'M((η/δ')Zg + (ηλ₂/δ')Zw_t): s ← ρs, then w̄ −= (η/δ')g/s, c += q/s,
+//                    with Zw kept through the insertions (update_product) and the steps
+//                    (Z w_{t+1} = ρZw_t − (η/δ')Zg + Kq, Sketch::apply_basis_gram). When s falls
+//                    below 10⁻¹⁵⁰ it is folded into w̄ and c, O(d_p·K) once every
+//                    ~345/log(1 + ηλ₂/δ) steps; otherwise a step costs what it costs for φ = 0.
+// ℓ1 (λ₁ > 0): no closed form for a non-diagonal H'. The prox min ½wᵀH'w − bᵀw + κ‖w‖₁ is solved
+// exactly (to prox_tolerance) through its r-dimensional dual (r ≤ R kept directions;
+// lib/src/learners/sketched_l1_prox.hpp): b = Hw_t − ηg_t, κ = ηλ₁ (mirror descent) or b = −ηḡ_t,
+// κ = ηtλ₁ (dual averaging), warm-started at μ₀ = Cw_t, C = Σ^{1/2}Vᵀ. The weights are explicit
+// (w̄ = w, c = 0: no lazy Zᵀc form) and exactly zero wherever |b − Cᵀμ*| ≤ κ; dual averaging keeps
+// ḡ too. Z w_t joins the step's Allreduce (R_z·K more numbers for ADA-DP, R_z for the others); then
+// each Newton iteration costs one Allreduce of R_z + R_z(R_z+1)/2 + 2 numbers, O(R_z·d_p·K) local
+// work plus O(R_z²) per non-zero weight, and O(R³) replicated: a step is O(R·d/P) per iteration
+// whatever the example's sparsity (a few iterations: the solve starts from the previous weights).
+// ADA-DP solves one such prox per class (H ⊗ I_K).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -51,6 +76,10 @@
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
+
+namespace detail {
+class SketchedL1Prox;
+}  // namespace detail
 
 struct SketchedAdaGradOptions {
   /// What is sketched, and how.
@@ -79,12 +108,18 @@ struct SketchedAdaGradOptions {
   FormChoice sketch_form = FormChoice::automatic;
   /// Sparse fd sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
   double max_growth = defaults::max_growth;
+  double lambda1 = defaults::lambda1;  ///< λ₁ ≥ 0 of φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: exact zeros in w
+  double lambda2 = defaults::lambda2;  ///< λ₂ ≥ 0 of φ
+  /// λ₁ > 0: the ℓ1 prox stops when ‖∇D(μ)‖ ≤ prox_tolerance·max(‖μ‖, ‖Cw‖) in its dual (or on
+  /// reaching the optimum of a quadratic piece), in (0, 1). No LearnerSpec field: make_learner uses
+  /// the default.
+  double prox_tolerance = 1e-12;
 };
 
 class SketchedAdaGrad final : public Learner {
  public:
   /// Collective (constructs the sketch on comm). Throws InvalidArgument unless dim ≥ 1, ℓ ≥ 1, η > 0,
-  /// δ > 0 (finite) and 0 ≤ rank_tolerance < 1.
+  /// δ > 0, λ₁ ≥ 0, λ₂ ≥ 0 (finite), 0 ≤ rank_tolerance < 1 and 0 < prox_tolerance < 1.
   SketchedAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const SketchedAdaGradOptions& options = {});
   /// The same on the caller's split of the features (partition.parts() == comm.size()).
   SketchedAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
@@ -95,8 +130,8 @@ class SketchedAdaGrad final : public Learner {
   /// (mirror descent; "-da" for dual averaging).
   std::string name() const override;
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss (K for softmax), ℓ, η, δ, (random projections) the seed, and the form. rank_tolerance
-  /// has no LearnerSpec field: make_learner always uses the default.
+  /// Algorithm, loss (K for softmax), ℓ, η, δ, λ₁, λ₂, (random projections) the seed, and the form.
+  /// rank_tolerance and prox_tolerance have no LearnerSpec field: make_learner always uses the defaults.
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;
   const SketchedAdaGradOptions& options() const noexcept { return options_; }
@@ -106,12 +141,15 @@ class SketchedAdaGrad final : public Learner {
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
-  /// w̄, c (and Zw̄ for dual averaging), then the sketch's fields.
+  /// w̄, c (and Zw̄ for dual averaging; s and Zw for ℓ2 mirror descent; ḡ for ℓ1 dual averaging),
+  /// then the sketch's fields.
   void add_state_fields(StateFields& fields) override;
 
  private:
   bool sketches_gradients() const noexcept { return options_.sketching != SketchedAdaGradOptions::Sketching::rp_data; }
   bool dual_averaging() const noexcept { return options_.form == SketchedAdaGradOptions::Form::dual_averaging; }
+  /// The composite step: none (φ = 0), the ℓ2 closed form, or the ℓ1 prox.
+  enum class Prox { none, ridge, lasso };
   /// Builds the sketch in `form` and sizes everything that depends on it (a fresh learner).
   void install_sketch(SketchForm form);
   /// Throws InvalidArgument unless x fits this rank's block.
@@ -122,15 +160,37 @@ class SketchedAdaGrad final : public Learner {
   void add_local_lazy_dots(const LocalRow& x, std::span<double> out) const;
   /// w̄ += Zᵀc (or W̄ += ZᵀC) and c = 0: before an insertion that restructures the sketch.
   void fold();
-  /// Eigendecomposes the current Gram (unless it is diagonal) and sets the weights
-  /// φ_i = 1/(σ_i(δ+σ_i)) of P.
-  void factor_gram();
+  /// Eigendecomposes the current Gram (unless it is diagonal) and sets σ_i and the weights
+  /// φ_i = 1/(σ_i(delta+σ_i)) of P (delta = δ, or δ' with the ℓ2 term).
+  void factor_gram(double delta);
   /// out = MᵀP(M v) for v ∈ R^{R_z} with the last factor_gram().
   void apply_p(std::span<const double> v, std::span<double> out);
+  /// The global factor s of the weights after `steps` steps: w = s(w̄ + Zᵀc) (1 without the ℓ2 closed form).
+  double weight_scale(index_t steps) const noexcept;
+  /// δ' = δ + ηtλ₂ of dual averaging after t steps (δ when λ₂ = 0).
+  double averaged_delta(index_t t) const noexcept;
+  /// weight_products: Z w_t (per class for the data sketch) with ℓ1, else empty.
   void step_gradient_sketch(const LocalRow& x, std::span<const double> products, std::span<const double> lazy_dots,
-                            double xx);
+                            std::span<double> weight_products, double xx);
   void step_data_sketch(const LocalRow& x, std::span<const double> products, std::span<const double> lazy_dots,
-                        double xx);
+                        std::span<double> weight_products, double xx);
+  // Composite steps (sketched_adagrad_composite.cpp), after the insertion of the gradient g (an empty
+  // row when it is zero: nothing inserted), with projected_ = Z_new g and Zw mapped to Z_new.
+  /// ℓ2 mirror descent; β from carrying c through the insertion.
+  void ridge_gradient_step(const LocalRow& g, double beta);
+  /// ℓ2 mirror descent of ADA-DP, per class (projected_ = Z_new x).
+  void ridge_data_step(const LocalRow& x);
+  /// Local products Z_p w_p (per class for the data sketch) of the explicit weights, for the Allreduce.
+  void add_local_weight_products(std::span<double> out);
+  /// T = Σ^{-1/2}UᵀM of the last factor_gram() into the ℓ1 prox.
+  void load_prox_factor();
+  /// The ℓ1 prox into w (the sketch's local entries), given zw = Z_new w_t and target = δw_t − ηg
+  /// (mirror descent; Cᵀμ₀ is added here) or −ηḡ (dual averaging).
+  void lasso_solve(std::span<double> target, std::span<const double> zw, std::span<double> w);
+  void lasso_gradient_step(const LocalRow& g, std::span<const double> zw);
+  void lasso_data_step(const LocalRow& x, std::span<const double> zw);
+  /// Ridge mirror descent: folds s into w̄ and c when it gets small.
+  void renormalize();
 
   SketchedAdaGradOptions options_;
   std::unique_ptr<Sketch> sketch_;
@@ -154,6 +214,15 @@ class SketchedAdaGrad final : public Learner {
   std::vector<index_t> class_indices_;  ///< K > 1, gradient sketch: class-major j·K + k for a dense x
   mutable std::vector<index_t> sparse_class_indices_;  ///< K > 1: x's local indices mapped to j·K + k
   mutable std::vector<double> score_products_;         ///< add_local_scores' local products
+  // Composite regularization.
+  Prox prox_ = Prox::none;
+  std::vector<double> sigma_;     ///< σ_i of the last factor_gram (by row when diagonal_, 0: dropped)
+  double scale_ = 1.0;            ///< ridge mirror descent: s of w = s(w̄ + Zᵀc)
+  std::vector<double> zw_;        ///< ridge mirror descent: Zw (R_z), or ZW class-major (K × R_z)
+  std::vector<double> gsum_;      ///< lasso dual averaging: ḡ (d_p × K, feature-major)
+  std::vector<double> work_;      ///< ridge mirror descent scratch: v and Kq (2·R_z)
+  std::vector<double> target_, column_, mu0_;  ///< lasso scratch: b − Cᵀμ₀ part, a weight column, μ₀
+  std::unique_ptr<detail::SketchedL1Prox> prox_solver_;
 };
 
 }  // namespace adasketch

@@ -44,6 +44,8 @@ class OjaSketch final : public Sketch {
   /// Sparse: Z_new = Z_old + δaᵀ: Z_new z = Z_old z + δ aᵀz; Z_oldᵀc = Z_newᵀc − (δᵀc) a.
   void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
+  /// Dense: K = I (V's rows are orthonormal after every step). Sparse: the K kept by rank-two updates.
+  void apply_basis_gram(std::span<const double> c, std::span<double> out) const override;
   const OjaSketchOptions& options() const noexcept { return options_; }
   /// Current eigenvalue estimates Λ (ℓ entries).
   std::span<const double> eigenvalues() const noexcept { return lambda_; }

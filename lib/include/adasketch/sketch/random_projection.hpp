@@ -27,6 +27,8 @@ class RandomProjection final : public Sketch {
   /// Y_new = Y_old + r aᵀ: Y_new z = Y_old z + r (aᵀz); Y_oldᵀc = Y_newᵀc − (rᵀc) a.
   void update_product(std::span<double> yz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
+  /// K = SSᵀ, the Gram (Z = S in both forms).
+  void apply_basis_gram(std::span<const double> c, std::span<double> out) const override;
   const RandomProjectionOptions& options() const noexcept { return options_; }
 
  private:

@@ -115,6 +115,11 @@ class Sketch {
   /// the insertion retired) to lazy (feature j of the local block at lazy[j·stride]), and returns β
   /// (the caller adds β·a). Requires c = 0 when the last insertion restructured the sketch.
   virtual double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const = 0;
+  /// out[0..basis_rows()) = K c with K = Z Zᵀ, the Gram of the stored basis as the sketch keeps it
+  /// (replicated, no communication; M K Mᵀ = BBᵀ). With update_product it keeps Z·w for lazy
+  /// weights w = w̄ + Zᵀc through an update c += q: Z(w + Zᵀq) = Zw + Kq. A row that the last
+  /// sparse-form insertion retired counts as zero (its coefficient was carried by update_coefficients).
+  virtual void apply_basis_gram(std::span<const double> c, std::span<double> out) const = 0;
 
   /// Lists the sketch's complete state (Z, the Gram, the mixing, counters and the algorithm's own
   /// fields, names prefixed "sketch." and by the method) for a checkpoint; a sketch restored
