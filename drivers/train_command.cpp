@@ -283,6 +283,12 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     r.tested = true;
   }
   if (!model_path.empty()) save_model(*learner, labels, model_path);
+  {
+    std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
+    learner->weights(w);
+    r.weights = r.dim * learner->outputs();
+    r.nonzero_weights = comm.allreduce_sum(static_cast<index_t>(std::count_if(w.begin(), w.end(), [](double v) { return v != 0.0; })));
+  }
   r.wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
 
   if (comm.rank() == 0) print_summary(opts, r);

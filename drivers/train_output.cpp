@@ -73,6 +73,7 @@ void print_summary(const OptionParser& opts, const TrainResults& r) {
       std::printf(", accuracy %.6g (mistakes %lld)", r.test.accuracy, static_cast<long long>(r.test.mistakes));
     std::printf(", mean loss %.6g\n", r.test.mean_loss);
   }
+  std::printf("  weights       %lld of %lld nonzero\n", static_cast<long long>(r.nonzero_weights), static_cast<long long>(r.weights));
   if (opts.given("model")) std::printf("  model         %s\n", opts.text("model").c_str());
   std::fflush(stdout);
 }
@@ -118,6 +119,8 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.key("test_seconds");
   r.tested ? j.value(r.test.seconds) : j.null();
   j.member("wall_seconds", r.wall_seconds);
+  j.member("weights", r.weights);
+  j.member("nonzero_weights", r.nonzero_weights);
   j.end_object();
   return j.str();
 }
