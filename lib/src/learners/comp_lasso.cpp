@@ -156,7 +156,7 @@ void CompositeLasso::proximal_point(const Point& from, Point& to) {
     to.x[j] = soft_threshold(from.x[j] - from.r[j] / lipschitz_, q.mu / lipschitz_);
 }
 
-int CompositeLasso::solve(const Problem& problem, std::span<double> x, std::span<double> a) {
+CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::span<double> x, std::span<double> a) {
   problem_ = &problem;
   lipschitz_ = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) e_[j] = problem.d[j] + problem.lambda;
@@ -164,28 +164,31 @@ int CompositeLasso::solve(const Problem& problem, std::span<double> x, std::span
   evaluate(current_);
   gradient(current_);
   bool candidate = false;  // current_ is a Newton point not yet compared with kept_
-  for (int iteration = 0; iteration <= max_iterations_; ++iteration) {
-    const bool optimal = reduce_newton_data();
-    if (optimal) {
+  Iterations done;
+  for (;;) {
+    if (reduce_newton_data()) {
       std::copy_n(current_.x.begin(), local_, x.begin());
       std::copy(current_.a.begin(), current_.a.end(), a.begin());
-      return iteration;
+      return done;
     }
     if (candidate && current_.f > kept_.f) {  // f went up: a proximal step from the kept point instead
       proximal_point(kept_, current_);
       evaluate(current_);
       gradient(current_);
       candidate = false;
+      ++done.proximal;
       continue;
     }
+    if (done.newton == max_iterations_) break;
     std::swap(current_, kept_);  // keep it (the Newton data just reduced belong to it)
     newton_point(current_);
     evaluate(current_);
     gradient(current_);
     candidate = true;
+    ++done.newton;
   }
   throw NumericError("CompAdaGrad ℓ1 step: the LASSO did not reach its tolerance in " +
-                     std::to_string(max_iterations_) + " iterations");
+                     std::to_string(max_iterations_) + " Newton iterations");
 }
 
 }  // namespace adasketch::detail

@@ -46,14 +46,20 @@ class CompositeLasso {
     double mu;                      ///< μ ≥ 0
   };
 
+  /// What a solve took.
+  struct Iterations {
+    int newton = 0;    ///< Newton points computed
+    int proximal = 0;  ///< of them rejected for a proximal-gradient step
+  };
+
   /// Scratch for srht.local_size() coordinates and srht.rows() rows.
   CompositeLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations);
 
   /// Collective. x: the starting point in, the minimizer out (local coordinates); a: Π̃x of the
-  /// result. Returns the number of Newton iterations. Throws NumericError (on every rank) after
+  /// result. Throws NumericError (on every rank) after
   /// max_iterations without reaching the tolerance, or on a non-finite objective; LapackError when
   /// the Newton system is singular.
-  int solve(const Problem& problem, std::span<double> x, std::span<double> a);
+  Iterations solve(const Problem& problem, std::span<double> x, std::span<double> a);
 
  private:
   struct Point {
