@@ -231,18 +231,19 @@ RunResult run(Learner& learner, const Problem& p, index_t from, index_t to) {
 // ---- the two limits ---------------------------------------------------------------------------
 
 /// Dense AdaGrad in N = dK dimensions on every rank: diagonal (H = δ + √G entry-wise) or full
-/// (H = δI + G^{1/2}, G = Σ ggᵀ by dsyev, eigenvalues ≤ 1e-12·λ_max taken as 0).
+/// (H = δI + G^{1/2}, G = Σ ggᵀ by dsyev, eigenvalues ≤ 1e-12·λ_max taken as 0); mirror descent
+/// w ← w − ηH⁻¹g or dual averaging w = −ηH⁻¹ḡ.
 struct DenseAdaGrad {
-  bool full;
+  bool full, dual;
   index_t d, K, N;
   double eta, delta;
   Loss loss;
-  std::vector<double> w, G;
+  std::vector<double> w, G, gbar;
   double total = 0.0;
 
-  DenseAdaGrad(bool full_matrix, index_t dim, const Loss& l, double eta_, double delta_)
-      : full(full_matrix), d(dim), K(l.outputs()), N(dim * l.outputs()), eta(eta_), delta(delta_), loss(l),
-        w(sz(N), 0.0), G(sz(full_matrix ? N * N : N), 0.0) {}
+  DenseAdaGrad(bool full_matrix, bool dual_averaging, index_t dim, const Loss& l, double eta_, double delta_)
+      : full(full_matrix), dual(dual_averaging), d(dim), K(l.outputs()), N(dim * l.outputs()), eta(eta_),
+        delta(delta_), loss(l), w(sz(N), 0.0), G(sz(full_matrix ? N * N : N), 0.0), gbar(sz(N), 0.0) {}
 
   void step(const double* x, double y) {
     std::vector<double> p(sz(K), 0.0), dp(sz(K)), g(sz(N));
@@ -253,13 +254,17 @@ struct DenseAdaGrad {
     for (index_t j = 0; j < d; ++j)
       for (index_t k = 0; k < K; ++k) g[sz(j * K + k)] = x[j] * dp[sz(k)];
     if (std::all_of(g.begin(), g.end(), [](double v) { return v == 0.0; })) return;
+    for (index_t e = 0; e < N; ++e) gbar[sz(e)] += g[sz(e)];
+    const std::vector<double>& v = dual ? gbar : g;
     if (!full) {
       for (index_t e = 0; e < N; ++e) {
         G[sz(e)] += g[sz(e)] * g[sz(e)];
-        w[sz(e)] -= eta * g[sz(e)] / (delta + std::sqrt(G[sz(e)]));
+        const double step = eta * v[sz(e)] / (delta + std::sqrt(G[sz(e)]));
+        w[sz(e)] = dual ? -step : w[sz(e)] - step;
       }
       return;
     }
+    if (dual) std::fill(w.begin(), w.end(), 0.0);
     for (index_t a = 0; a < N; ++a)
       for (index_t b = 0; b < N; ++b) G[sz(a * N + b)] += g[sz(a)] * g[sz(b)];
     std::vector<double> q = G, mu(sz(N));
@@ -269,7 +274,7 @@ struct DenseAdaGrad {
     for (index_t i = 0; i < N; ++i) {  // eigenvector i is column i of q
       const double m = mu[sz(i)] > 1e-12 * top ? mu[sz(i)] : 0.0;
       double c = 0.0;
-      for (index_t r = 0; r < N; ++r) c += q[sz(r * N + i)] * g[sz(r)];
+      for (index_t r = 0; r < N; ++r) c += q[sz(r * N + i)] * v[sz(r)];
       c *= eta / (delta + std::sqrt(m));
       for (index_t r = 0; r < N; ++r) w[sz(r)] -= c * q[sz(r * N + i)];
     }
@@ -287,60 +292,71 @@ const LimitCase kLimitCases[] = {{"logistic d=7", LossKind::logistic, 2, 7},
                                  {"squared d=6", LossKind::squared, 2, 6},
                                  {"softmax d=5 K=3", LossKind::softmax, 3, 5}};
 
+using Form = CompAdaGradOptions::Form;
+
 TEST(CompAdaGrad, WithoutSubspaceAndTauOneIsDiagonalAdaGrad) {
   const auto comm = test::world();
   for (const auto& c : kLimitCases)
-    for (const bool sparse : {false, true}) {
-      SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense"));
-      const auto p = make_problem(200, c.d, c.loss, c.classes, sparse, 3);
-      const Loss loss(c.loss, c.classes);
-      const double eta = 0.4, delta = 0.7;
-      CompAdaGradOptions o;
-      o.k = 0;
-      o.tau = 1.0;
-      o.eta = eta;
-      o.delta = delta;
-      CompAdaGrad comp(comm, c.d, loss, o);
-      DiagonalAdaGrad diag(comm, c.d, loss, {.eta = eta, .delta = delta});
-      DenseAdaGrad dense(false, c.d, loss, eta, delta);
-      for (index_t t = 0; t < p.n; ++t) dense.step(p.row(t), p.y[sz(t)]);
-      const RunResult a = run(comp, p, 0, p.n), b = run(diag, p, 0, p.n);
-      EXPECT_LE(test::relative_max_diff(a.weights, b.weights), 1e-10) << "against DiagonalAdaGrad";
-      EXPECT_LE(test::relative_max_diff(a.weights, dense.w), 1e-10) << "against the dense loop";
-      EXPECT_NEAR(a.loss, dense.total, 1e-10 * dense.total);
-    }
+    for (const bool sparse : {false, true})
+      for (const Form form : {Form::mirror_descent, Form::dual_averaging}) {
+        const bool dual = form == Form::dual_averaging;
+        SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense") + (dual ? " DA" : " CMD"));
+        const auto p = make_problem(200, c.d, c.loss, c.classes, sparse, 3);
+        const Loss loss(c.loss, c.classes);
+        const double eta = 0.4, delta = 0.7;
+        CompAdaGradOptions o;
+        o.k = 0;
+        o.tau = 1.0;
+        o.eta = eta;
+        o.delta = delta;
+        o.form = form;
+        CompAdaGrad comp(comm, c.d, loss, o);
+        using DiagonalForm = DiagonalAdaGradOptions::Form;
+        DiagonalAdaGrad diag(comm, c.d, loss,
+                             {.eta = eta, .delta = delta, .form = dual ? DiagonalForm::dual_averaging : DiagonalForm::mirror_descent});
+        DenseAdaGrad dense(false, dual, c.d, loss, eta, delta);
+        for (index_t t = 0; t < p.n; ++t) dense.step(p.row(t), p.y[sz(t)]);
+        const RunResult a = run(comp, p, 0, p.n), b = run(diag, p, 0, p.n);
+        EXPECT_LE(test::relative_max_diff(a.weights, b.weights), 1e-10) << "against DiagonalAdaGrad";
+        EXPECT_LE(test::relative_max_diff(a.weights, dense.w), 1e-10) << "against the dense loop";
+        EXPECT_NEAR(a.loss, dense.total, 1e-10 * dense.total);
+      }
 }
 
 TEST(CompAdaGrad, FullSubspaceIsFullMatrixAdaGrad) {
   const auto comm = test::world();
   for (const auto& c : kLimitCases)
-    for (const bool sparse : {false, true}) {
-      const Loss loss(c.loss, c.classes);
-      const index_t n = detail::next_power_of_two(c.d * loss.outputs());
-      SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense") + ", k = n = " + std::to_string(n));
-      const auto p = make_problem(150, c.d, c.loss, c.classes, sparse, 4);
-      const double eta = 0.3, delta = 0.5;
-      CompAdaGradOptions o;
-      o.k = n;
-      o.eta = eta;
-      o.delta = delta;
-      o.tau = 0.7;  // the complement is empty: τ must not matter
-      o.rank_tolerance = 1e-12;
-      CompAdaGrad comp(comm, c.d, loss, o);
-      EXPECT_EQ(comp.padded_dim(), n);
-      DenseAdaGrad dense(true, c.d, loss, eta, delta);
-      for (index_t t = 0; t < p.n; ++t) dense.step(p.row(t), p.y[sz(t)]);
-      const RunResult a = run(comp, p, 0, p.n);
-      EXPECT_LE(test::relative_max_diff(a.weights, dense.w), 1e-10);
-      EXPECT_NEAR(a.loss, dense.total, 1e-10 * dense.total);
-    }
+    for (const bool sparse : {false, true})
+      for (const Form form : {Form::mirror_descent, Form::dual_averaging}) {
+        const bool dual = form == Form::dual_averaging;
+        const Loss loss(c.loss, c.classes);
+        const index_t n = detail::next_power_of_two(c.d * loss.outputs());
+        SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense") + (dual ? " DA" : " CMD") + ", k = n = " +
+                     std::to_string(n));
+        const auto p = make_problem(150, c.d, c.loss, c.classes, sparse, 4);
+        const double eta = 0.3, delta = 0.5;
+        CompAdaGradOptions o;
+        o.k = n;
+        o.eta = eta;
+        o.delta = delta;
+        o.tau = 0.7;  // the complement is empty: τ must not matter
+        o.rank_tolerance = 1e-12;
+        o.form = form;
+        CompAdaGrad comp(comm, c.d, loss, o);
+        EXPECT_EQ(comp.padded_dim(), n);
+        DenseAdaGrad dense(true, dual, c.d, loss, eta, delta);
+        for (index_t t = 0; t < p.n; ++t) dense.step(p.row(t), p.y[sz(t)]);
+        const RunResult a = run(comp, p, 0, p.n);
+        EXPECT_LE(test::relative_max_diff(a.weights, dense.w), 1e-10);
+        EXPECT_NEAR(a.loss, dense.total, 1e-10 * dense.total);
+      }
 }
 
 // ---- rank counts, checkpoints, make_learner -----------------------------------------------------
 
-LearnerSpec spec_of(index_t ell, double lambda1, double lambda2, double tau, bool softmax) {
+LearnerSpec spec_of(index_t ell, double lambda1, double lambda2, double tau, bool softmax, bool dual = false) {
   LearnerSpec s;
-  s.algorithm = "comp-adagrad";
+  s.algorithm = dual ? "comp-adagrad-da" : "comp-adagrad";
   s.loss = softmax ? LossKind::softmax : LossKind::logistic;
   s.classes = 3;
   s.ell = ell;
@@ -355,14 +371,15 @@ LearnerSpec spec_of(index_t ell, double lambda1, double lambda2, double tau, boo
 
 const LearnerSpec kSpecs[] = {spec_of(3, 0.0, 0.0, 1.0, false), spec_of(5, 0.0, 0.05, 0.5, false),
                               spec_of(4, 0.02, 0.01, 1.0, false), spec_of(6, 0.0, 0.0, 1.0, true),
-                              spec_of(7, 0.01, 0.0, 2.0, true)};
+                              spec_of(7, 0.01, 0.0, 2.0, true), spec_of(3, 0.0, 0.0, 1.0, false, true),
+                              spec_of(5, 0.001, 0.002, 0.7, false, true), spec_of(4, 0.0, 0.001, 1.0, true, true)};
 
 TEST(CompAdaGrad, AgreesAcrossRankCounts) {
   const auto world = test::world();
   const Communicator self(MPI_COMM_SELF);
   for (const auto& spec : kSpecs)
     for (const bool sparse : {false, true}) {
-      SCOPED_TRACE("ell " + std::to_string(spec.ell) + ", λ₁ " + std::to_string(spec.lambda1) + ", λ₂ " +
+      SCOPED_TRACE(spec.algorithm + " ell " + std::to_string(spec.ell) + ", λ₁ " + std::to_string(spec.lambda1) + ", λ₂ " +
                    std::to_string(spec.lambda2) + ", τ " + std::to_string(spec.tau) + (spec.classes == 3 ? " softmax" : "") +
                    (sparse ? " sparse" : " dense"));
       const auto p = make_problem(120, 13, spec.loss, spec.classes, sparse, 8);
@@ -382,7 +399,8 @@ TEST(CompAdaGrad, CheckpointResumesExactly) {
   const Communicator self(MPI_COMM_SELF);
   for (const auto& spec : kSpecs)
     for (const bool sparse : {false, true}) {
-      SCOPED_TRACE("ell " + std::to_string(spec.ell) + ", λ₁ " + std::to_string(spec.lambda1) + (sparse ? " sparse" : " dense"));
+      SCOPED_TRACE(spec.algorithm + " ell " + std::to_string(spec.ell) + ", λ₁ " + std::to_string(spec.lambda1) +
+                   (sparse ? " sparse" : " dense"));
       const auto p = make_problem(40, 11, spec.loss, spec.classes, sparse, 9);
       const std::string path = dir + "/comp.ckpt";
       auto a = make_learner(world, p.d, spec);
@@ -423,6 +441,7 @@ TEST(CompAdaGrad, MakeLearnerAndSpec) {
   EXPECT_EQ(back.lambda1, s.lambda1);
   EXPECT_EQ(back.lambda2, s.lambda2);
   EXPECT_EQ(back.seed, s.seed);
+  EXPECT_EQ(make_learner(world, 9, spec_of(4, 0.0, 0.0, 1.0, false, true))->name(), "comp-adagrad-da");
   auto& comp = dynamic_cast<CompAdaGrad&>(*learner);
   EXPECT_EQ(comp.padded_dim(), 32);  // d·K = 27
   EXPECT_EQ(world.allreduce_sum(comp.local_padding()), 5);

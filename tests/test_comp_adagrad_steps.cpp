@@ -7,8 +7,9 @@
 //       solved by dposv;
 //   ℓ1 (λ₁ > 0): the solution of the LASSO (16), min ½xᵀ(A + ηλ₂I)x + (ηg − Ax_t)ᵀx + ηλ₁‖x‖₁, by
 //       cyclic coordinate descent until its optimality residual is below 1e-12;
-// and Π̃GΠ̃ᵀ and diag(G⊥) their updates by Π̃g and (P⊥g)². Binary and softmax, dense and sparse
-// examples, k from 0 to n, both placements of δ.
+// and Π̃GΠ̃ᵀ and diag(G⊥) their updates by Π̃g and (P⊥g)². Dual averaging the same with x_t = 0, ηḡ
+// for ηg and tφ for φ (ḡ and the step count t − 1 set in the state too). Binary and softmax, dense and
+// sparse examples, k from 0 to n, both placements of δ.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -35,7 +36,21 @@ std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
 /// The learner's state as global vectors (on every rank).
 struct State {
   std::vector<double> coef, block, perp, perp_sq;  ///< c (k), Π̃GΠ̃ᵀ (k × k), x⊥ (n), diag(G⊥) (n)
+  std::vector<double> sum_proj, sum_perp;          ///< dual averaging: Π̃ḡ (k), P⊥ḡ (n)
+  std::int64_t steps = 0;
 };
+
+// The state vector a field of the learner's StateFields belongs to (nullptr: the step count).
+template <class S>
+auto* target_of(S& s, const std::string& name) {
+  return name == "comp.coef"                               ? &s.coef
+         : name == "comp.block"                            ? &s.block
+         : name == "comp.perp" || name == "comp.pad"       ? &s.perp
+         : name == "comp.perp_sq" || name == "comp.pad_sq" ? &s.perp_sq
+         : name == "comp.sum_proj"                         ? &s.sum_proj
+         : name == "comp.sum_perp" || name == "comp.pad_sum" ? &s.sum_perp
+                                                             : nullptr;
+}
 
 // Visits each local entry of the learner's distributed fields with its global coordinate in [0, n).
 template <class F>
@@ -47,34 +62,29 @@ void for_each_field(Learner& learner, index_t N, F&& f) {
 
 void write_state(Learner& learner, index_t N, const State& s) {
   for_each_field(learner, N, [&](const StateFields::Field& field, index_t base) {
-    const std::vector<double>* source = field.name == "comp.coef" ? &s.coef
-                                        : field.name == "comp.block" ? &s.block
-                                        : field.name == "comp.perp" || field.name == "comp.pad" ? &s.perp
-                                        : field.name == "comp.perp_sq" || field.name == "comp.pad_sq" ? &s.perp_sq
-                                                                                                       : nullptr;
-    if (!source) return;  // learner.steps
+    if (field.kind == StateFields::Kind::integer) {
+      *field.integer = s.steps;
+      return;
+    }
+    const std::vector<double>& source = *target_of(s, field.name);
     const index_t offset = field.kind == StateFields::Kind::block ? base : 0;
-    for (std::size_t e = 0; e < field.values.size(); ++e) field.values[e] = (*source)[sz(offset) + e];
+    for (std::size_t e = 0; e < field.values.size(); ++e) field.values[e] = source[sz(offset) + e];
   });
 }
 
 State read_state(Learner& learner, index_t N, index_t n, index_t k) {
   State s{std::vector<double>(sz(k)), std::vector<double>(sz(k * k)), std::vector<double>(sz(n), 0.0),
-          std::vector<double>(sz(n), 0.0)};
+          std::vector<double>(sz(n), 0.0), std::vector<double>(sz(k)), std::vector<double>(sz(n), 0.0)};
   for_each_field(learner, N, [&](const StateFields::Field& field, index_t base) {
-    std::vector<double>* target = field.name == "comp.coef" ? &s.coef
-                                  : field.name == "comp.block" ? &s.block
-                                  : field.name == "comp.perp" || field.name == "comp.pad" ? &s.perp
-                                  : field.name == "comp.perp_sq" || field.name == "comp.pad_sq" ? &s.perp_sq
-                                                                                                 : nullptr;
-    if (!target || field.kind != StateFields::Kind::block) {
-      if (target) std::copy(field.values.begin(), field.values.end(), target->begin());
+    if (field.kind == StateFields::Kind::integer) {
+      s.steps = *field.integer;
       return;
     }
-    for (std::size_t e = 0; e < field.values.size(); ++e) (*target)[sz(base) + e] = field.values[e];
+    std::vector<double>& target = *target_of(s, field.name);
+    const index_t offset = field.kind == StateFields::Kind::block ? base : 0;
+    for (std::size_t e = 0; e < field.values.size(); ++e) target[sz(offset) + e] = field.values[e];
   });
-  learner.comm().allreduce_sum(s.perp);
-  learner.comm().allreduce_sum(s.perp_sq);
+  for (auto* v : {&s.perp, &s.perp_sq, &s.sum_perp}) learner.comm().allreduce_sum(*v);
   return s;
 }
 
@@ -150,13 +160,14 @@ struct StepCase {
   double tau, lambda1, lambda2;
   Placement placement;
   bool sparse;
+  bool dual = false;  ///< dual averaging: x_{t+1} = argmin η⟨ḡ, x⟩ + ηtφ(x) + ½‖x‖²_A
 };
 
 std::string describe(const StepCase& c) {
   return std::string(c.loss == LossKind::softmax ? "softmax" : "logistic") + " d=" + std::to_string(c.d) +
          " k=" + std::to_string(c.k) + " τ=" + std::to_string(c.tau) + " λ₁=" + std::to_string(c.lambda1) +
          " λ₂=" + std::to_string(c.lambda2) + (c.placement == Placement::outside_root ? " eq19" : " eq5") +
-         (c.sparse ? " sparse" : " dense");
+         (c.sparse ? " sparse" : " dense") + (c.dual ? " DA" : " CMD");
 }
 
 /// Runs one step of the learner from a random state and returns (learner's new x, dense reference
@@ -176,6 +187,7 @@ void check_step(const StepCase& c, unsigned seed, double* zeros = nullptr) {
   o.lambda1 = c.lambda1;
   o.lambda2 = c.lambda2;
   o.placement = c.placement;
+  o.form = c.dual ? CompAdaGradOptions::Form::dual_averaging : CompAdaGradOptions::Form::mirror_descent;
   o.seed = 30 + seed;
   CompAdaGrad learner(comm, c.d, loss, o);
   const detail::Srht srht(n, k, o.seed, {});
@@ -185,7 +197,8 @@ void check_step(const StepCase& c, unsigned seed, double* zeros = nullptr) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> normal;
   State s{std::vector<double>(sz(k)), std::vector<double>(sz(k * k), 0.0), std::vector<double>(sz(n)),
-          std::vector<double>(sz(n))};
+          std::vector<double>(sz(n)),   std::vector<double>(sz(k), 0.0),      std::vector<double>(sz(n), 0.0),
+          c.dual ? 4 : 0};
   for (auto& v : s.coef) v = normal(gen);
   for (index_t col = 0; col < k + 3; ++col) {  // Π̃GΠ̃ᵀ = ZZᵀ, positive definite
     std::vector<double> z(sz(k));
@@ -202,6 +215,17 @@ void check_step(const StepCase& c, unsigned seed, double* zeros = nullptr) {
     for (index_t a = 0; a < k; ++a) p += pi[sz(a * n + j)] * pv[sz(a)];
     s.perp[sz(j)] = v[sz(j)] - p;
     s.perp_sq[sz(j)] = std::exp(normal(gen));
+  }
+  // Dual averaging: ḡ on the features (zero on the padding), kept as Π̃ḡ and P⊥ḡ.
+  std::vector<double> gbar(sz(n), 0.0);
+  if (c.dual) {
+    for (index_t j = 0; j < N; ++j) gbar[sz(j)] = normal(gen);
+    for (index_t b = 0; b < k; ++b)
+      for (index_t j = 0; j < n; ++j) s.sum_proj[sz(b)] += pi[sz(b * n + j)] * gbar[sz(j)];
+    for (index_t j = 0; j < n; ++j) {
+      s.sum_perp[sz(j)] = gbar[sz(j)];
+      for (index_t b = 0; b < k; ++b) s.sum_perp[sz(j)] -= pi[sz(b * n + j)] * s.sum_proj[sz(b)];
+    }
   }
   write_state(learner, N, s);
   std::vector<double> x_t = s.perp;  // x_t = Π̃ᵀc + x⊥
@@ -264,23 +288,36 @@ void check_step(const StepCase& c, unsigned seed, double* zeros = nullptr) {
     range_part = congruence(scaled_pi, spectral(scaled_block, k, [&](double l) { return std::sqrt(l + delta); }), k, n);
   }
   for (std::size_t e = 0; e < A.size(); ++e) A[e] += range_part[e];
+  // Mirror descent: the linear term ηg measured from x_t; dual averaging: ηḡ from 0, and tφ.
+  const double t = c.dual ? static_cast<double>(s.steps + 1) : 1.0;
+  for (index_t j = 0; j < n; ++j) gbar[sz(j)] += g[sz(j)];
+  const std::vector<double>& linear = c.dual ? gbar : g;
+  const std::vector<double> x_0 = c.dual ? std::vector<double>(sz(n), 0.0) : x_t;
   std::vector<double> Q = A;
-  for (index_t j = 0; j < n; ++j) Q[sz(j * n + j)] += eta * c.lambda2;
-  std::vector<double> ax = multiply(A, x_t, n), want(sz(n));
+  for (index_t j = 0; j < n; ++j) Q[sz(j * n + j)] += eta * t * c.lambda2;
+  std::vector<double> ax = multiply(A, x_0, n), want(sz(n));
   if (c.lambda1 == 0.0) {
-    for (index_t j = 0; j < n; ++j) want[sz(j)] = ax[sz(j)] - eta * g[sz(j)];
+    for (index_t j = 0; j < n; ++j) want[sz(j)] = ax[sz(j)] - eta * linear[sz(j)];
     std::vector<double> q = Q;
     ASSERT_EQ(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', static_cast<lapack_int>(n), 1, q.data(), static_cast<lapack_int>(n),
                             want.data(), 1), 0);
   } else {
     std::vector<double> u(sz(n));
-    for (index_t j = 0; j < n; ++j) u[sz(j)] = eta * g[sz(j)] - ax[sz(j)];
-    want = coordinate_descent(Q, u, eta * c.lambda1, n);
+    for (index_t j = 0; j < n; ++j) u[sz(j)] = eta * linear[sz(j)] - ax[sz(j)];
+    want = coordinate_descent(Q, u, eta * t * c.lambda1, n);
     if (zeros) *zeros = static_cast<double>(std::count(want.begin(), want.end(), 0.0)) / static_cast<double>(n);
   }
   EXPECT_LE(test::relative_max_diff(x_got, want), c.lambda1 > 0.0 ? 1e-10 : 1e-12) << "x_{t+1}";
   EXPECT_LE(test::relative_max_diff(got.block, block), 1e-13) << "Π̃G_tΠ̃ᵀ";
   EXPECT_LE(test::relative_max_diff(got.perp_sq, perp_sq), 1e-13) << "diag(G⊥_t)";
+  EXPECT_EQ(got.steps, s.steps + 1);
+  if (c.dual) {  // Π̃ḡ and P⊥ḡ with g added
+    std::vector<double> proj(sz(k), 0.0);
+    for (index_t b = 0; b < k; ++b)
+      for (index_t j = 0; j < n; ++j) proj[sz(b)] += pi[sz(b * n + j)] * gbar[sz(j)];
+    EXPECT_LE(test::relative_max_diff(got.sum_proj, proj), 1e-13) << "Π̃ḡ";
+    EXPECT_LE(test::relative_max_diff(got.sum_perp, multiply(perp_proj, gbar, n)), 1e-13) << "P⊥ḡ";
+  }
   if (c.lambda1 > 0.0)
     for (index_t j = 0; j < n; ++j)
       if (want[sz(j)] == 0.0) {
@@ -301,9 +338,12 @@ TEST(CompAdaGradStep, L2StepSolvesEquation9) {
       check_step({LossKind::logistic, 2, 16, 6, 1.3, 0.0, 0.1, placement, sparse}, 3);  // d = n, no padding
       check_step({LossKind::softmax, 3, 7, 9, 0.8, 0.0, 0.2, placement, sparse}, 4);     // dK = 21, n = 32
       check_step({LossKind::logistic, 2, 9, 4, 0.0, 0.0, 0.5, placement, sparse}, 5);    // τ = 0: λ₂ alone
-      cases += 3;
+      for (const index_t k : {index_t{0}, index_t{5}, index_t{-1}})                    // dual averaging
+        check_step({LossKind::logistic, 2, 11, k, 0.7, 0.0, 0.3, placement, sparse, true}, 6);
+      check_step({LossKind::softmax, 3, 5, 6, 1.0, 0.0, 0.0, placement, sparse, true}, 7);
+      cases += 7;
     }
-  EXPECT_EQ(cases, 2 * 2 * (16 + 3));
+  EXPECT_EQ(cases, 2 * 2 * (16 + 7));
 }
 
 TEST(CompAdaGradStep, L1StepSolvesTheLasso) {
@@ -319,6 +359,8 @@ TEST(CompAdaGradStep, L1StepSolvesTheLasso) {
             largest = std::max(largest, zeros);
           }
         check_step({LossKind::softmax, 3, 6, 7, 0.6, 0.5, 0.1, placement, sparse}, 10 + seed);
+        for (const index_t k : {index_t{0}, index_t{6}, index_t{-1}})  // dual averaging: μ = ηtλ₁
+          check_step({LossKind::logistic, 2, 13, k, 1.0, 0.2, 0.05, placement, sparse, true}, 20 + seed);
       }
   // The cases have solutions with zeros and nonzeros: the active set matters.
   EXPECT_GT(largest, 0.2);

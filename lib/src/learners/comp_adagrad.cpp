@@ -98,7 +98,11 @@ CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partiti
   for (auto* v : {&pg_, &kappa_, &rotated_, &small_}) v->assign(k, 0.0);
   system_.assign(k * k, 0.0);
   full_block_.assign(k * k, 0.0);
-  for (auto* v : {&perp_grad_, &diag_, &work_, &work2_}) v->assign(L, 0.0);
+  for (auto* v : {&perp_grad_, &diag_, &work_, &work2_, &work3_}) v->assign(L, 0.0);
+  if (dual_averaging()) {
+    sum_proj_.assign(k, 0.0);
+    sum_perp_.assign(L, 0.0);
+  }
   class_indices_.assign(sz(local_dim()), 0);
   products_.assign(k * K, 0.0);
   if (K > 1) class_row_.assign(sz(real_), 0.0);
@@ -106,7 +110,7 @@ CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partiti
 
 CompAdaGrad::~CompAdaGrad() = default;
 
-std::string CompAdaGrad::name() const { return "comp-adagrad"; }
+std::string CompAdaGrad::name() const { return dual_averaging() ? "comp-adagrad-da" : "comp-adagrad"; }
 
 LearnerSpec CompAdaGrad::spec() const {
   LearnerSpec s;
@@ -123,7 +127,7 @@ LearnerSpec CompAdaGrad::spec() const {
   return s;
 }
 
-// The run state: c, Π̃GΠ̃ᵀ, x⊥ and diag(G⊥). Everything else is rewritten in each step before it is read.
+// The run state: c, Π̃GΠ̃ᵀ, x⊥ and diag(G⊥) (and Π̃ḡ, P⊥ḡ). Everything else is rewritten in each step before it is read.
 void CompAdaGrad::add_state_fields(StateFields& fields) {
   if (k_ > 0) {
     fields.array("comp.coef", coef_);
@@ -136,6 +140,10 @@ void CompAdaGrad::add_state_fields(StateFields& fields) {
     fields.block("comp.pad", *padding_, rank, 1, std::span<double>(perp_).subspan(sz(real_), sz(pad_)));
     fields.block("comp.pad_sq", *padding_, rank, 1, std::span<double>(perp_sq_).subspan(sz(real_), sz(pad_)));
   }
+  if (!dual_averaging()) return;
+  if (k_ > 0) fields.array("comp.sum_proj", sum_proj_);
+  fields.block("comp.sum_perp", partition(), rank, classes_, std::span<double>(sum_perp_).first(sz(real_)));
+  if (padding_) fields.block("comp.pad_sum", *padding_, rank, 1, std::span<double>(sum_perp_).subspan(sz(real_), sz(pad_)));
 }
 
 void CompAdaGrad::check_row(const LocalRow& x) const {
@@ -231,20 +239,21 @@ void CompAdaGrad::update_complement(const LocalRow& x) {
   }
 }
 
-// The ℓ2 step, eq. (12)–(15) with Π̃ (Π̃Π̃ᵀ = I): the problem decouples on Im P ⊕ Im P⊥.
-void CompAdaGrad::l2_step() {
-  const double eta = options_.eta, lam = eta * options_.lambda2;
+// The ℓ2 step, eq. (12)–(15) with Π̃ (Π̃Π̃ᵀ = I): the problem min η⟨Π̃ᵀp + q, x⟩ + ½‖x − x₀‖²_A + λ/2‖x‖²
+// (p = proj, q = perp ∈ Im P⊥; x₀ = x_t, or 0 for dual averaging) decouples on Im P ⊕ Im P⊥.
+void CompAdaGrad::l2_step(std::span<const double> proj, std::span<const double> perp, double lam, bool from_current) {
+  const double eta = options_.eta;
   const std::size_t k = sz(k_);
   if (k > 0) {
-    // c ← (K + λI)⁻¹(Kc − ηΠ̃g), K = U diag(κ) Uᵀ (eq. (13)).
+    // c ← (K + λI)⁻¹(Kc − ηp), K = U diag(κ) Uᵀ (eq. (13)).
     const auto u = eigen_->vectors();  // row-major, eigenvector i in column i
     for (std::size_t i = 0; i < k; ++i) {
-      double uc = 0.0, ug = 0.0;
+      double uc = 0.0, up = 0.0;
       for (std::size_t r = 0; r < k; ++r) {
         uc += u[r * k + i] * coef_[r];
-        ug += u[r * k + i] * pg_[r];
+        up += u[r * k + i] * proj[r];
       }
-      rotated_[i] = (kappa_[i] * uc - eta * ug) / (kappa_[i] + lam);
+      rotated_[i] = ((from_current ? kappa_[i] * uc : 0.0) - eta * up) / (kappa_[i] + lam);
     }
     for (std::size_t r = 0; r < k; ++r) {
       double c = 0.0;
@@ -252,34 +261,35 @@ void CompAdaGrad::l2_step() {
       coef_[r] = c;
     }
   }
-  // x⊥ ← B(y − Π̃ᵀν), y = −ηP⊥g + Dx⊥, B = (D + λI)⁻¹, ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By (eq. (14), (15): the vector
+  // x⊥ ← B(y − Π̃ᵀν), y = −ηq + Dx⊥, B = (D + λI)⁻¹, ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By (eq. (14), (15): the vector
   // there, −P⊥g + DP⊥x_t − DBy − λBy + y, is y since (D + λ)B = I).
   for (std::size_t j = 0; j < perp_.size(); ++j) {
-    work_[j] = 1.0 / (diag_[j] + lam);                   // B
-    work2_[j] = -eta * perp_grad_[j] + diag_[j] * perp_[j];  // y
-    perp_grad_[j] = work_[j] * work2_[j];                // By
+    work_[j] = 1.0 / (diag_[j] + lam);                                            // B
+    work2_[j] = -eta * perp[j] + (from_current ? diag_[j] * perp_[j] : 0.0);  // y
+    work3_[j] = work_[j] * work2_[j];                                             // By
   }
   if (k == 0) {  // P⊥ = I: the diagonal step
-    std::copy(perp_grad_.begin(), perp_grad_.end(), perp_.begin());
+    std::copy(work3_.begin(), work3_.end(), perp_.begin());
     return;
   }
   const std::size_t packed = k * (k + 1) / 2;
   std::fill(second_.begin(), second_.end(), 0.0);
   srht_->gram(work_, std::span<double>(second_).first(packed));
-  srht_->forward(perp_grad_, std::span<double>(second_).subspan(packed, k));
+  srht_->forward(work3_, std::span<double>(second_).subspan(packed, k));
   comm().allreduce_sum(second_);  // the step's second Allreduce: Π̃BΠ̃ᵀ and Π̃By
   unpack_symmetric(second_, k_, system_);
   std::copy_n(second_.begin() + static_cast<std::ptrdiff_t>(packed), k, small_.begin());
   const lapack_int info = LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', static_cast<lapack_int>(k), 1, system_.data(),
                                              static_cast<lapack_int>(k), small_.data(), static_cast<lapack_int>(k));
   if (info != 0) throw LapackError("dposv (CompAdaGrad Π̃BΠ̃ᵀν = Π̃By)", info);
-  srht_->transpose(small_, perp_grad_);  // Π̃ᵀν
-  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = work_[j] * (work2_[j] - perp_grad_[j]);
+  srht_->transpose(small_, work3_);  // Π̃ᵀν
+  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = work_[j] * (work2_[j] - work3_[j]);
 }
 
-// The ℓ1 step (§4.2): min_x ½xᵀQx + uᵀx + μ‖x‖₁ with Q = A + ηλ₂I, u = ηg − Ax_t, μ = ηλ₁,
-// A = Π̃ᵀKΠ̃ + P⊥DP⊥, x_t = Π̃ᵀc + x⊥.
-void CompAdaGrad::l1_step() {
+// The ℓ1 step (§4.2): min_x ½xᵀQx + uᵀx + μ‖x‖₁ with Q = A + λI, u = η(Π̃ᵀp + q) − Ax₀,
+// A = Π̃ᵀKΠ̃ + P⊥DP⊥, x₀ = x_t = Π̃ᵀc + x⊥ (or 0 for dual averaging), started at x_t.
+void CompAdaGrad::l1_step(std::span<const double> proj, std::span<const double> perp, double lam, double mu,
+                          bool from_current) {
   const double eta = options_.eta;
   const std::size_t k = sz(k_), packed = k * (k + 1) / 2;
   double block_norm = 0.0;
@@ -288,10 +298,10 @@ void CompAdaGrad::l1_step() {
     for (std::size_t j = 0; j < perp_.size(); ++j) work_[j] = diag_[j] * perp_[j];
     std::fill(second_.begin(), second_.end(), 0.0);
     srht_->gram(diag_, std::span<double>(second_).first(packed));
-    srht_->forward(work_, std::span<double>(second_).subspan(packed, k));
+    if (from_current) srht_->forward(work_, std::span<double>(second_).subspan(packed, k));
     comm().allreduce_sum(second_);
     unpack_symmetric(second_, k_, system_);  // M
-    // full_block_ = K = U diag(κ) Uᵀ; small_ = Kc − Π̃Dx⊥ − ηΠ̃g.
+    // full_block_ = K = U diag(κ) Uᵀ; small_ = Kc − Π̃Dx⊥ − ηp (x₀ = x_t), or −ηp (x₀ = 0).
     const auto u = eigen_->vectors();
     for (std::size_t r = 0; r < k; ++r)
       for (std::size_t s = 0; s <= r; ++s) {
@@ -300,20 +310,23 @@ void CompAdaGrad::l1_step() {
         full_block_[r * k + s] = full_block_[s * k + r] = v;
       }
     for (std::size_t r = 0; r < k; ++r) {
-      double v = -second_[packed + r] - eta * pg_[r];
-      for (std::size_t s = 0; s < k; ++s) v += full_block_[r * k + s] * coef_[s];
+      double v = -eta * proj[r];
+      if (from_current) {
+        v -= second_[packed + r];
+        for (std::size_t s = 0; s < k; ++s) v += full_block_[r * k + s] * coef_[s];
+      }
       small_[r] = v;
     }
     for (std::size_t e = 0; e < k * k; ++e) system_[e] += full_block_[e];  // K + M
     block_norm = *std::max_element(kappa_.begin(), kappa_.end());
   }
-  // u = ηg − Ax_t = ηh − Π̃ᵀ(Kc − Π̃Dx⊥ − ηΠ̃g) − Dx⊥, with g = h + Π̃ᵀΠ̃g.
+  // u = η(Π̃ᵀp + q) − Ax₀ = ηq − Π̃ᵀ(small_) − Dx⊥ (Ax_t = Π̃ᵀ(Kc − Π̃Dx⊥) + Dx⊥).
   srht_->transpose(small_, work2_);
-  for (std::size_t j = 0; j < perp_.size(); ++j) perp_grad_[j] = eta * perp_grad_[j] - work2_[j] - diag_[j] * perp_[j];
+  for (std::size_t j = 0; j < perp_.size(); ++j)
+    work3_[j] = eta * perp[j] - work2_[j] - (from_current ? diag_[j] * perp_[j] : 0.0);
   srht_->transpose(coef_, work_);  // the starting point x_t = Π̃ᵀc + x⊥
   for (std::size_t j = 0; j < perp_.size(); ++j) work_[j] += perp_[j];
-  const detail::CompositeLasso::Problem problem{system_, block_norm, diag_, eta * options_.lambda2, perp_grad_,
-                                                eta * options_.lambda1};
+  const detail::CompositeLasso::Problem problem{system_, block_norm, diag_, lam, work3_, mu};
   lasso_->solve(problem, work_, coef_);  // x_{t+1} and c = Π̃x_{t+1}
   srht_->transpose(coef_, work2_);
   for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = work_[j] - work2_[j];  // x⊥ = x − Π̃ᵀc
@@ -337,7 +350,8 @@ StepResult CompAdaGrad::do_step(const LocalRow& x, double label) {
   const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};
   loss().derivative(scores_, label, dscores_);
   const bool zero_gradient = std::all_of(dscores_.begin(), dscores_.end(), [](double g) { return g == 0.0; });
-  if (zero_gradient && options_.lambda1 == 0.0 && options_.lambda2 == 0.0) return result;  // φ = 0, g = 0: x stays
+  // φ = 0 and g = 0: x stays (mirror descent), and so do ḡ and A (dual averaging).
+  if (zero_gradient && options_.lambda1 == 0.0 && options_.lambda2 == 0.0) return result;
   for (std::size_t a = 0; a < k; ++a) {  // Π̃g = Σ_κ ∂ℓ/∂p_κ Π̃(a⊗e_κ)
     double v = 0.0;
     for (std::size_t c = 0; c < K; ++c) v += dscores_[c] * reduce_[c * k + a];
@@ -347,16 +361,28 @@ StepResult CompAdaGrad::do_step(const LocalRow& x, double label) {
     for (std::size_t b = 0; b < k; ++b) block_[a * k + b] += pg_[a] * pg_[b];  // Π̃G_tΠ̃ᵀ
   factor_block();
   update_complement(x);
-  if (lasso_)
-    l1_step();
-  else
-    l2_step();
+  const double eta = options_.eta;
+  if (dual_averaging()) {
+    // x_{t+1} = argmin η⟨ḡ, x⟩ + ηtφ(x) + ½‖x‖²_A with ḡ = Π̃ᵀ(Σ Π̃g_s) + Σ P⊥g_s.
+    for (std::size_t a = 0; a < k; ++a) sum_proj_[a] += pg_[a];
+    for (std::size_t j = 0; j < perp_grad_.size(); ++j) sum_perp_[j] += perp_grad_[j];
+    const double t = static_cast<double>(steps() + 1);
+    if (lasso_)
+      l1_step(sum_proj_, sum_perp_, eta * t * options_.lambda2, eta * t * options_.lambda1, false);
+    else
+      l2_step(sum_proj_, sum_perp_, eta * t * options_.lambda2, false);
+  } else if (lasso_) {
+    l1_step(pg_, perp_grad_, eta * options_.lambda2, eta * options_.lambda1, true);
+  } else {
+    l2_step(pg_, perp_grad_, eta * options_.lambda2, true);
+  }
   return result;
 }
 
 std::unique_ptr<Learner> make_comp_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
-  if (spec.algorithm != "comp-adagrad") return nullptr;
+  if (spec.algorithm != "comp-adagrad" && spec.algorithm != "comp-adagrad-da") return nullptr;
   CompAdaGradOptions o;
+  if (spec.algorithm == "comp-adagrad-da") o.form = CompAdaGradOptions::Form::dual_averaging;
   o.k = spec.ell;
   o.eta = spec.eta;
   o.delta = spec.delta;

@@ -16,7 +16,7 @@ std::unique_ptr<Learner> make_learner(const Communicator& comm, const BlockParti
   throw InvalidArgument("unknown algorithm '" + spec.algorithm +
                         "' (expected ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, "
                         "ada-dp, ada-dp-da, fd-son, fast-fd-son, "
-                        "rp-son, oja-son, rfd-son, fast-rfd-son or comp-adagrad)");
+                        "rp-son, oja-son, rfd-son, fast-rfd-son, comp-adagrad or comp-adagrad-da)");
 }
 
 }  // namespace adasketch

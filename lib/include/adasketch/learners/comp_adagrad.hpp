@@ -39,9 +39,15 @@
 // O(k·d/P) allowance; the fast transform on aligned dyadic pieces makes it O(L log L)) — plus the
 // eigendecomposition of the k × k block. Nothing is allocated per example.
 //
+// Dual averaging (comp-adagrad-da; the paper restricts itself to mirror descent, §2, "for
+// simplicity"): the primal-dual form of Duchi et al. that the other AdaGrad learners' "-da" take,
+//   x_{t+1} = argmin_x η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t},   ḡ_t = Σ_{s≤t} g_s,
+// solved by the same steps with x_t replaced by 0, g by ḡ and φ by tφ; it keeps Π̃ḡ (k, replicated)
+// and P⊥ḡ = Σ P⊥g_s (distributed) and costs what a mirror-descent step costs. The paper's regret
+// bound (Theorem 1) is for mirror descent only.
+//
 // Multiclass (softmax): W (d × K) is the dK-vector of the feature-major interleaved layout, padded
-// to a power of two like a binary learner's d. Dual averaging is not offered: the paper restricts
-// CompAdaGrad to composite mirror descent (§2).
+// to a power of two like a binary learner's d.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -61,6 +67,10 @@ class CompositeLasso;
 }  // namespace detail
 
 struct CompAdaGradOptions {
+  enum class Form {
+    mirror_descent,  ///< composite mirror descent, eq. (2): the paper's algorithm
+    dual_averaging,  ///< x_{t+1} = argmin η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t} (see the file comment)
+  };
   /// Where δ sits in the subspace block (see the file comment).
   enum class Placement {
     outside_root,  ///< K = (Π̃GΠ̃ᵀ)^{1/2} + δI (eq. (19)): the default
@@ -74,6 +84,7 @@ struct CompAdaGradOptions {
   double lambda2 = defaults::lambda2;   ///< φ's ℓ2 weight λ₂ ≥ 0 (the paper's λ)
   std::uint64_t seed = defaults::seed;  ///< the SRHT's rows and signs
   Placement placement = Placement::outside_root;
+  Form form = Form::mirror_descent;
   /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of Π̃GΠ̃ᵀ count as zero, in [0, 1): the eigensolver fixes
   /// them only to about k·u·λ_max, and the square root would turn that into √(k·u·λ_max).
   double rank_tolerance = 1e-15;
@@ -94,7 +105,7 @@ class CompAdaGrad final : public Learner {
               const CompAdaGradOptions& options = {});
   ~CompAdaGrad() override;
 
-  /// "comp-adagrad".
+  /// "comp-adagrad" (mirror descent) or "comp-adagrad-da" (dual averaging).
   std::string name() const override;
   void weights(std::span<double> out) const override;
   /// Algorithm, loss (K for softmax), k (as ell), η, δ, τ, λ₁, λ₂ and the seed. The placement and the
@@ -109,7 +120,8 @@ class CompAdaGrad final : public Learner {
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
-  /// c, Π̃GΠ̃ᵀ, then x⊥ and diag(G⊥) on the features (width K) and on the padding.
+  /// c, Π̃GΠ̃ᵀ, then x⊥ and diag(G⊥) on the features (width K) and on the padding; dual averaging:
+  /// then Π̃ḡ and P⊥ḡ.
   void add_state_fields(StateFields& fields) override;
 
  private:
@@ -121,8 +133,11 @@ class CompAdaGrad final : public Learner {
   /// The complement gradient h = P⊥g into perp_grad_ (g = x ⊗ ∂ℓ/∂p), its square into diag(G⊥), and
   /// D (τ D_t) into diag_.
   void update_complement(const LocalRow& x);
-  void l2_step();
-  void l1_step();
+  bool dual_averaging() const noexcept { return options_.form == CompAdaGradOptions::Form::dual_averaging; }
+  /// The new c and x⊥ for the linear term η(Π̃ᵀproj + perp) (perp ∈ Im P⊥) and λ (φ's ℓ2 part times
+  /// η, or ηt), measured from x_t (from_current) or from 0: the ℓ2 step, or (l1_step) the LASSO with μ.
+  void l2_step(std::span<const double> proj, std::span<const double> perp, double lam, bool from_current);
+  void l1_step(std::span<const double> proj, std::span<const double> perp, double lam, double mu, bool from_current);
 
   CompAdaGradOptions options_;
   index_t classes_ = 1;  ///< K
@@ -139,13 +154,15 @@ class CompAdaGrad final : public Learner {
   std::vector<double> block_;    ///< Π̃GΠ̃ᵀ (k × k, row-major)
   std::vector<double> perp_;     ///< x⊥ (local: features, then padding)
   std::vector<double> perp_sq_;  ///< diag(G⊥) (local)
+  std::vector<double> sum_proj_;  ///< dual averaging: Π̃ḡ (k)
+  std::vector<double> sum_perp_;  ///< dual averaging: P⊥ḡ = Σ_s P⊥g_s (local)
 
   // Scratch, rewritten in each step before it is read.
   std::vector<double> reduce_, second_;  ///< the first and second Allreduce
   std::vector<double> scores_, dscores_;
   std::vector<double> pg_, kappa_, rotated_, small_;  ///< k: Π̃g, eigenvalues of K, …
   std::vector<double> system_, full_block_;           ///< k × k
-  std::vector<double> perp_grad_, diag_, work_, work2_;  ///< local: P⊥g, τD_t, …
+  std::vector<double> perp_grad_, diag_, work_, work2_, work3_;  ///< local: P⊥g, τD_t, …
   mutable std::vector<double> products_;          ///< add_local_scores' Π̃(a ⊗ e_κ)
   mutable std::vector<double> class_row_;         ///< dense x, K > 1: a ⊗ e_κ
   mutable std::vector<index_t> class_indices_;    ///< sparse x, K > 1: local indices j·K + κ
