@@ -24,7 +24,7 @@
 // k × k matrix Π̃G_tΠ̃ᵀ (replicated, eigendecomposed at every step), and diag(G⊥_t) (distributed).
 // One step:
 //   1. one Allreduce of Π̃(a ⊗ e_κ) and (a ⊗ e_κ)ᵀx⊥ for the K classes κ (kK + K numbers) gives the
-//      scores and Π̃g; the sparse form costs O(k·s·K) for s local nonzeros;
+//      scores and Π̃g; for a sparse example Π̃(a ⊗ e_κ) costs O(k·s) for s local nonzeros;
 //   2. ℓ2 step (λ₁ = 0), the decoupled solution (eq. (12)–(15)):
 //        c ← (K + ηλ₂I)⁻¹(Kc − ηΠ̃g)                                       (eq. (13) with Π̃)
 //        x⊥ ← B(y − Π̃ᵀν),  y = −ηP⊥g + τD_t x⊥,  B = (τD_t + ηλ₂I)⁻¹,
@@ -33,11 +33,13 @@
 //   3. ℓ1 step (λ₁ > 0): the LASSO min ½xᵀQx + uᵀx + ηλ₁‖x‖₁ of §4.2 (Q = A_t + ηλ₂I, u = ηg − A_tx_t)
 //      solved exactly by a primal-dual active-set Newton method with a proximal-gradient safeguard
 //      (lib/src/learners/comp_lasso.hpp) until the minimum-norm subgradient is below
-//      lasso_tolerance relative to the size of its terms; 2 Allreduces per Newton iteration.
-// Per step and rank: O(L log L + k² log n + k³) for the L = (n/P) local coordinates — the complement
-// P⊥g is dense, so even a sparse example updates every coordinate's D_t and x⊥ (the issue's
-// O(k·d/P) allowance; the fast transform on aligned dyadic pieces makes it O(L log L)) — plus the
-// eigendecomposition of the k × k block. Nothing is allocated per example.
+//      lasso_tolerance relative to the size of its terms: one Allreduce for Π̃τD_tΠ̃ᵀ, one at the
+//      starting point x_t, two per Newton iteration (usually one or two iterations).
+// Per step and rank: O(L log L + k² log n) for its L ≈ n/P coordinates plus O(k³) for the
+// eigendecomposition of the k × k block. The complement gradient P⊥g is dense, so even a sparse
+// example changes D_t and x⊥ on every coordinate; the transforms of those dense vectors run on aligned
+// dyadic pieces (lib/src/linalg/hadamard.hpp), O(L log L) instead of O(k·L). Nothing is allocated per
+// example.
 //
 // Dual averaging (comp-adagrad-da; the paper restricts itself to mirror descent, §2, "for
 // simplicity"): the primal-dual form of Duchi et al. that the other AdaGrad learners' "-da" take,
