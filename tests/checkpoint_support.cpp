@@ -15,7 +15,7 @@ namespace {
 
 const char* const kAlgorithms[] = {"ada-diag", "ada-diag-da", "ada-fd", "ada-fd-da", "fast-ada-fd", "fast-ada-fd-da",
                                    "ada-gp", "ada-gp-da", "ada-dp", "ada-dp-da", "fd-son", "fast-fd-son",
-                                   "rp-son", "oja-son", "rfd-son", "fast-rfd-son"};
+                                   "rp-son", "oja-son", "rfd-son", "fast-rfd-son", "comp-adagrad", "comp-adagrad-da"};
 
 bool is_son(const std::string& algorithm) { return algorithm.ends_with("-son"); }
 

@@ -14,6 +14,7 @@
 #include "adasketch/io/checkpoint.hpp"
 #include "adasketch/io/linear_model.hpp"
 #include "adasketch/io/state_fields.hpp"
+#include "adasketch/learners/comp_adagrad.hpp"
 #include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/diagonal_adagrad.hpp"
 #include "adasketch/learners/learner.hpp"

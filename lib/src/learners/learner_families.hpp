@@ -13,5 +13,7 @@ std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const B
 std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son (learners/sketched_newton.cpp)
 std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
+/// comp-adagrad, comp-adagrad-da (learners/comp_adagrad.cpp)
+std::unique_ptr<Learner> make_comp_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 
 }  // namespace adasketch

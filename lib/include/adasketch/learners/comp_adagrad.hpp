@@ -1,0 +1,173 @@
+#pragma once
+// CompAdaGrad: composite mirror descent with a compressed, complementary proximal term (Mehta,
+// Rendell, Varghese, Webers 2016, §2–4). Full-matrix AdaGrad in the k-dimensional range of a
+// subsampled randomized Hadamard transform, diagonal AdaGrad on its orthogonal complement:
+//
+//   x_{t+1} = argmin_x η⟨g_t, x⟩ + ηφ(x) + ½‖x − x_t‖²_{A_t},   φ(x) = λ₁‖x‖₁ + λ₂/2‖x‖²      (eq. (2))
+//   A_t = Π̃ᵀK_tΠ̃ + τ P⊥ D_t P⊥,   D_t = diag(G⊥_t)^{1/2} + δI,   G⊥_t = Σ_{s≤t} (P⊥g_s)(P⊥g_s)ᵀ
+//
+// with Π̃ = RHΣ the SRHT (k × n, orthonormal rows; n = dK padded to a power of two, R a seeded
+// choice of k rows, Σ seeded signs), P = Π̃ᵀΠ̃ its projector and P⊥ = I − P. The block K_t:
+//   outside_root (default, the paper's eq. (19), the variant its Theorem 1 covers):
+//       K_t = (Π̃G_tΠ̃ᵀ)^{1/2} + δI, so Π̃ᵀK_tΠ̃ = (PG_tP)^{1/2} + δP: full-matrix AdaGrad of the projected
+//       gradients; k = n gives δI + G_t^{1/2} (ADA-FULL), k = 0 with τ = 1 gives δ + √G entry-wise
+//       (ADA-DIAG), both exactly;
+//   inside_root (eq. (5)): Π̃ᵀK_tΠ̃ = Πᵀ(ΠG_tΠᵀ + δI)^{1/2}Π with the scaled Π = √(n/k)Π̃, i.e.
+//       K_t = (n/k)((n/k)Π̃G_tΠ̃ᵀ + δI)^{1/2}; at k = n this is (G_t + δI)^{1/2}, not δI + G_t^{1/2}.
+// δ serves as both δ_r and δ_c (as in the paper's experiments).
+//
+// The padding: examples and gradients are zero on the n − dK padding coordinates, but P⊥g is not, so
+// the weights there are part of the state (never of a prediction): the learner runs the paper's
+// algorithm on the zero-padded problem, φ included. They are block-distributed like the features.
+//
+// Storage: x = Π̃ᵀc + x⊥ with c = Π̃x ∈ R^k (replicated) and x⊥ = P⊥x (distributed, Π̃x⊥ = 0), the
+// k × k matrix Π̃G_tΠ̃ᵀ (replicated, eigendecomposed at every step), and diag(G⊥_t) (distributed).
+// One step:
+//   1. one Allreduce of Π̃(a ⊗ e_κ) and (a ⊗ e_κ)ᵀx⊥ for the K classes κ (kK + K numbers) gives the
+//      scores and Π̃g; for a sparse example Π̃(a ⊗ e_κ) costs O(k·s) for s local nonzeros;
+//   2. ℓ2 step (λ₁ = 0), the decoupled solution (eq. (12)–(15)):
+//        c ← (K + ηλ₂I)⁻¹(Kc − ηΠ̃g)                                       (eq. (13) with Π̃)
+//        x⊥ ← B(y − Π̃ᵀν),  y = −ηP⊥g + τD_t x⊥,  B = (τD_t + ηλ₂I)⁻¹,
+//        ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By                                               (eq. (14), (15) simplified)
+//      with a second Allreduce of Π̃BΠ̃ᵀ and Π̃By (k(k+1)/2 + k numbers; none when k = 0);
+//   3. ℓ1 step (λ₁ > 0): the LASSO min ½xᵀQx + uᵀx + ηλ₁‖x‖₁ of §4.2 (Q = A_t + ηλ₂I, u = ηg − A_tx_t)
+//      solved exactly by a primal-dual active-set Newton method with a proximal-gradient safeguard
+//      (lib/src/learners/comp_lasso.hpp) until the minimum-norm subgradient is below
+//      lasso_tolerance relative to the size of its terms: one Allreduce for Π̃τD_tΠ̃ᵀ, one at the
+//      starting point x_t, two per Newton iteration (usually one or two iterations).
+// Per step and rank: O(L log L + k² log n) for its L ≈ n/P coordinates plus O(k³) for the
+// eigendecomposition of the k × k block. The complement gradient P⊥g is dense, so even a sparse
+// example changes D_t and x⊥ on every coordinate; the transforms of those dense vectors run on aligned
+// dyadic pieces (lib/src/linalg/hadamard.hpp), O(L log L) instead of O(k·L). Nothing is allocated per
+// example.
+//
+// Dual averaging (comp-adagrad-da; the paper restricts itself to mirror descent, §2, "for
+// simplicity"): the primal-dual form of Duchi et al. that the other AdaGrad learners' "-da" take,
+//   x_{t+1} = argmin_x η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t},   ḡ_t = Σ_{s≤t} g_s,
+// solved by the same steps with x_t replaced by 0, g by ḡ and φ by tφ; it keeps Π̃ḡ (k, replicated)
+// and P⊥ḡ = Σ P⊥g_s (distributed) and costs what a mirror-descent step costs. The paper's regret
+// bound (Theorem 1) is for mirror descent only.
+//
+// Multiclass (softmax): W (d × K) is the dK-vector of the feature-major interleaved layout, padded
+// to a power of two like a binary learner's d.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "adasketch/learners/defaults.hpp"
+#include "adasketch/learners/learner.hpp"
+#include "adasketch/linalg/symmetric_eigen.hpp"
+
+namespace adasketch {
+
+namespace detail {
+class Srht;
+class CompositeLasso;
+}  // namespace detail
+
+struct CompAdaGradOptions {
+  enum class Form {
+    mirror_descent,  ///< composite mirror descent, eq. (2): the paper's algorithm
+    dual_averaging,  ///< x_{t+1} = argmin η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t} (see the file comment)
+  };
+  /// Where δ sits in the subspace block (see the file comment).
+  enum class Placement {
+    outside_root,  ///< K = (Π̃GΠ̃ᵀ)^{1/2} + δI (eq. (19)): the default
+    inside_root,   ///< Π̃ᵀKΠ̃ = Πᵀ(ΠGΠᵀ + δI)^{1/2}Π (eq. (5))
+  };
+  index_t k = defaults::ell;            ///< SRHT rows k, 0 ≤ k ≤ n (dK padded to a power of two)
+  double eta = defaults::eta;           ///< step size η > 0
+  double delta = defaults::delta;       ///< δ_r = δ_c = δ > 0
+  double tau = defaults::tau;           ///< weight τ ≥ 0 of the complement block (τ > 0 or λ₂ > 0)
+  double lambda1 = defaults::lambda1;   ///< φ's ℓ1 weight λ₁ ≥ 0
+  double lambda2 = defaults::lambda2;   ///< φ's ℓ2 weight λ₂ ≥ 0 (the paper's λ)
+  std::uint64_t seed = defaults::seed;  ///< the SRHT's rows and signs
+  Placement placement = Placement::outside_root;
+  Form form = Form::mirror_descent;
+  /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of Π̃GΠ̃ᵀ count as zero, in [0, 1): the eigensolver fixes
+  /// them only to about k·u·λ_max, and the square root would turn that into √(k·u·λ_max).
+  double rank_tolerance = 1e-15;
+  /// ℓ1 step: stop when ‖dist(0, ∂f(x))‖₂ ≤ lasso_tolerance·‖s‖₂ with s_j the sum of the magnitudes
+  /// of the terms of ∂f/∂x_j (so round-off alone cannot prevent it), in (0, 1).
+  double lasso_tolerance = 1e-12;
+  int lasso_max_iterations = 100;  ///< ℓ1 step: NumericError beyond this many Newton iterations
+};
+
+class CompAdaGrad final : public Learner {
+ public:
+  /// Not collective. Throws InvalidArgument unless dim ≥ 1, 0 ≤ k ≤ n, η > 0, δ > 0 (normal), τ ≥ 0,
+  /// λ₁ ≥ 0, λ₂ ≥ 0 (all finite), τ > 0 or λ₂ > 0 (else the complement step is unbounded), 0 ≤
+  /// rank_tolerance < 1, 0 < lasso_tolerance < 1 and lasso_max_iterations ≥ 1.
+  CompAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const CompAdaGradOptions& options = {});
+  /// The same on the caller's split of the features (partition.parts() == comm.size()).
+  CompAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
+              const CompAdaGradOptions& options = {});
+  ~CompAdaGrad() override;
+
+  /// "comp-adagrad" (mirror descent) or "comp-adagrad-da" (dual averaging).
+  std::string name() const override;
+  void weights(std::span<double> out) const override;
+  /// Algorithm, loss (K for softmax), k (as ell), η, δ, τ, λ₁, λ₂ and the seed. The placement and the
+  /// tolerances have no LearnerSpec field: make_learner always uses the defaults.
+  LearnerSpec spec() const override;
+  const CompAdaGradOptions& options() const noexcept { return options_; }
+  /// n: dK padded to a power of two (the SRHT's dimension).
+  index_t padded_dim() const noexcept { return n_; }
+  /// The padding coordinates [dK, n) this rank holds (block-distributed as BlockPartition(n − dK, P)).
+  index_t local_padding() const noexcept { return pad_; }
+
+ protected:
+  StepResult do_step(const LocalRow& x, double label) override;
+  void add_local_scores(const LocalRow& x, std::span<double> out) const override;
+  /// c, Π̃GΠ̃ᵀ, then x⊥ and diag(G⊥) on the features (width K) and on the padding; dual averaging:
+  /// then Π̃ḡ and P⊥ḡ.
+  void add_state_fields(StateFields& fields) override;
+
+ private:
+  void check_row(const LocalRow& x) const;
+  /// out[κk + a] += (Π̃_p(a ⊗ e_κ))_a for κ < K: this rank's part.
+  void add_local_products(const LocalRow& x, std::span<double> out) const;
+  /// Eigendecomposes Π̃GΠ̃ᵀ and sets kappa_ to the eigenvalues of K.
+  void factor_block();
+  /// The complement gradient h = P⊥g into perp_grad_ (g = x ⊗ ∂ℓ/∂p), its square into diag(G⊥), and
+  /// D (τ D_t) into diag_.
+  void update_complement(const LocalRow& x);
+  bool dual_averaging() const noexcept { return options_.form == CompAdaGradOptions::Form::dual_averaging; }
+  /// The new c and x⊥ for the linear term η(Π̃ᵀproj + perp) (perp ∈ Im P⊥) and λ (φ's ℓ2 part times
+  /// η, or ηt), measured from x_t (from_current) or from 0: the ℓ2 step, or (l1_step) the LASSO with μ.
+  void l2_step(std::span<const double> proj, std::span<const double> perp, double lam, bool from_current);
+  void l1_step(std::span<const double> proj, std::span<const double> perp, double lam, double mu, bool from_current);
+
+  CompAdaGradOptions options_;
+  index_t classes_ = 1;  ///< K
+  index_t real_ = 0;     ///< local feature entries d_p·K
+  index_t pad_ = 0;      ///< local padding coordinates
+  index_t n_ = 1;        ///< dK padded to a power of two
+  index_t k_ = 0;
+  std::optional<BlockPartition> padding_;  ///< BlockPartition(n − dK, P), when n > dK
+  std::unique_ptr<detail::Srht> srht_;
+  std::unique_ptr<detail::CompositeLasso> lasso_;
+  std::optional<SymmetricEigen> eigen_;  ///< k ≥ 1
+
+  std::vector<double> coef_;     ///< c = Π̃x (k)
+  std::vector<double> block_;    ///< Π̃GΠ̃ᵀ (k × k, row-major)
+  std::vector<double> perp_;     ///< x⊥ (local: features, then padding)
+  std::vector<double> perp_sq_;  ///< diag(G⊥) (local)
+  std::vector<double> sum_proj_;  ///< dual averaging: Π̃ḡ (k)
+  std::vector<double> sum_perp_;  ///< dual averaging: P⊥ḡ = Σ_s P⊥g_s (local)
+
+  // Scratch, rewritten in each step before it is read.
+  std::vector<double> reduce_, second_;  ///< the first and second Allreduce
+  std::vector<double> scores_, dscores_;
+  std::vector<double> pg_, kappa_, rotated_, small_;  ///< k: Π̃g, eigenvalues of K, …
+  std::vector<double> system_, full_block_;           ///< k × k
+  std::vector<double> perp_grad_, diag_, work_, work2_, work3_;  ///< local: P⊥g, τD_t, …
+  mutable std::vector<double> products_;          ///< add_local_scores' Π̃(a ⊗ e_κ)
+  mutable std::vector<double> class_row_;         ///< dense x, K > 1: a ⊗ e_κ
+  mutable std::vector<index_t> class_indices_;    ///< sparse x, K > 1: local indices j·K + κ
+};
+
+}  // namespace adasketch

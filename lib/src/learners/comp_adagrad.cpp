@@ -1,0 +1,396 @@
+#include "adasketch/learners/comp_adagrad.hpp"
+
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "../linalg/hadamard.hpp"
+#include "adasketch/error.hpp"
+#include "comp_lasso.hpp"
+#include "learner_families.hpp"
+#include "nonzeros.hpp"
+
+namespace adasketch {
+
+namespace {
+
+using Placement = CompAdaGradOptions::Placement;
+
+std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw InvalidArgument("CompAdaGrad: " + what);
+}
+
+void validate(const CompAdaGradOptions& o) {
+  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number(o.eta));
+  // 1/δ of a subnormal δ overflows (the complement's B = (τD + ηλ₂)⁻¹ with G⊥ = 0).
+  require(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
+          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number(o.delta));
+  require(std::isfinite(o.tau) && o.tau >= 0.0, "tau must be >= 0 and finite, got " + number(o.tau));
+  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0, "lambda1 must be >= 0 and finite, got " + number(o.lambda1));
+  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0, "lambda2 must be >= 0 and finite, got " + number(o.lambda2));
+  require(o.tau > 0.0 || o.lambda2 > 0.0,
+          "tau = 0 needs lambda2 > 0: without either the complement step min ⟨P⊥g, x⟩ is unbounded");
+  require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
+          "rank_tolerance must be in [0, 1), got " + number(o.rank_tolerance));
+  require(o.lasso_tolerance > 0.0 && o.lasso_tolerance < 1.0,
+          "lasso_tolerance must be in (0, 1), got " + number(o.lasso_tolerance));
+  require(o.lasso_max_iterations >= 1, "lasso_max_iterations must be >= 1, got " + std::to_string(o.lasso_max_iterations));
+}
+
+// Unpacks the lower triangle packed row by row (a(a+1)/2 + b, b ≤ a) into a full symmetric k × k.
+void unpack_symmetric(std::span<const double> packed, index_t k, std::span<double> full) {
+  std::size_t e = 0;
+  for (std::size_t a = 0; a < sz(k); ++a)
+    for (std::size_t b = 0; b <= a; ++b, ++e) full[a * sz(k) + b] = full[b * sz(k) + a] = packed[e];
+}
+
+}  // namespace
+
+CompAdaGrad::CompAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const CompAdaGradOptions& options)
+    : CompAdaGrad(comm, BlockPartition(dim, comm.size()), loss, options) {}
+
+CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
+                         const CompAdaGradOptions& options)
+    : Learner(comm, partition, loss), options_(options), classes_(loss.outputs()) {
+  validate(options);
+  const index_t N = partition.dim() * classes_;
+  n_ = detail::next_power_of_two(N);
+  require(options.k >= 0 && options.k <= n_, "k (ell) must be in [0, n] with n = " + std::to_string(n_) +
+                                                 " (d·K = " + std::to_string(N) + " padded to a power of two), got " +
+                                                 std::to_string(options.k));
+  k_ = options.k;
+  real_ = local_dim() * classes_;
+  const int rank = comm.rank();
+  if (n_ > N) {
+    padding_.emplace(n_ - N, comm.size());
+    pad_ = padding_->size(rank);
+  }
+  const detail::CoordinateRange ranges[] = {{partition.begin(rank) * classes_, real_},
+                                            {padding_ ? N + padding_->begin(rank) : N, pad_}};
+  srht_ = std::make_unique<detail::Srht>(n_, k_, options.seed, ranges);
+  if (options.lambda1 > 0.0)
+    lasso_ = std::make_unique<detail::CompositeLasso>(this->comm(), *srht_, options.lasso_tolerance,
+                                                      options.lasso_max_iterations);
+  if (k_ >= 1) eigen_.emplace(static_cast<int>(k_));
+
+  const std::size_t L = sz(real_ + pad_), k = sz(k_), K = sz(classes_);
+  coef_.assign(k, 0.0);
+  block_.assign(k * k, 0.0);
+  perp_.assign(L, 0.0);
+  perp_sq_.assign(L, 0.0);
+  reduce_.assign(k * K + K, 0.0);
+  second_.assign(k * (k + 1) / 2 + k, 0.0);
+  scores_.assign(K, 0.0);
+  dscores_.assign(K, 0.0);
+  for (auto* v : {&pg_, &kappa_, &rotated_, &small_}) v->assign(k, 0.0);
+  system_.assign(k * k, 0.0);
+  full_block_.assign(k * k, 0.0);
+  for (auto* v : {&perp_grad_, &diag_, &work_, &work2_, &work3_}) v->assign(L, 0.0);
+  if (dual_averaging()) {
+    sum_proj_.assign(k, 0.0);
+    sum_perp_.assign(L, 0.0);
+  }
+  class_indices_.assign(sz(local_dim()), 0);
+  products_.assign(k * K, 0.0);
+  if (K > 1) class_row_.assign(sz(real_), 0.0);
+}
+
+CompAdaGrad::~CompAdaGrad() = default;
+
+std::string CompAdaGrad::name() const { return dual_averaging() ? "comp-adagrad-da" : "comp-adagrad"; }
+
+LearnerSpec CompAdaGrad::spec() const {
+  LearnerSpec s;
+  s.algorithm = name();
+  s.loss = loss().kind();
+  if (loss().kind() == LossKind::softmax) s.classes = outputs();
+  s.ell = options_.k;
+  s.eta = options_.eta;
+  s.delta = options_.delta;
+  s.tau = options_.tau;
+  s.lambda1 = options_.lambda1;
+  s.lambda2 = options_.lambda2;
+  s.seed = options_.seed;
+  return s;
+}
+
+// The run state: c, Π̃GΠ̃ᵀ, x⊥ and diag(G⊥) (and Π̃ḡ, P⊥ḡ). Everything else is rewritten in each step before it is read.
+void CompAdaGrad::add_state_fields(StateFields& fields) {
+  if (k_ > 0) {
+    fields.array("comp.coef", coef_);
+    fields.array("comp.block", block_);
+  }
+  const int rank = comm().rank();
+  fields.block("comp.perp", partition(), rank, classes_, std::span<double>(perp_).first(sz(real_)));
+  fields.block("comp.perp_sq", partition(), rank, classes_, std::span<double>(perp_sq_).first(sz(real_)));
+  if (padding_) {
+    fields.block("comp.pad", *padding_, rank, 1, std::span<double>(perp_).subspan(sz(real_), sz(pad_)));
+    fields.block("comp.pad_sq", *padding_, rank, 1, std::span<double>(perp_sq_).subspan(sz(real_), sz(pad_)));
+  }
+  if (!dual_averaging()) return;
+  if (k_ > 0) fields.array("comp.sum_proj", sum_proj_);
+  fields.block("comp.sum_perp", partition(), rank, classes_, std::span<double>(sum_perp_).first(sz(real_)));
+  if (padding_) fields.block("comp.pad_sum", *padding_, rank, 1, std::span<double>(sum_perp_).subspan(sz(real_), sz(pad_)));
+}
+
+void CompAdaGrad::check_row(const LocalRow& x) const {
+  const index_t dp = local_dim();
+  if (x.is_dense()) {
+    if (static_cast<index_t>(x.values().size()) != dp)
+      throw InvalidArgument(name() + ": dense row has " + std::to_string(x.values().size()) +
+                            " local entries, expected " + std::to_string(dp));
+    return;
+  }
+  const auto idx = x.indices();
+  if (idx.size() != x.values().size())
+    throw InvalidArgument(name() + ": sparse row has " + std::to_string(idx.size()) + " indices and " +
+                          std::to_string(x.values().size()) + " values");
+  index_t previous = -1;
+  for (const index_t j : idx) {
+    if (j <= previous || j >= dp)
+      throw InvalidArgument(name() + ": sparse row indices must be ascending local indices in [0, " +
+                            std::to_string(dp) + "), got " + std::to_string(j));
+    previous = j;
+  }
+}
+
+void CompAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) const {
+  const index_t K = classes_, k = k_;
+  if (k == 0) return;
+  if (K == 1) {
+    if (x.is_dense())
+      srht_->forward(x.values(), out);
+    else
+      srht_->forward_sparse(x.indices(), x.values(), out);
+    return;
+  }
+  const auto v = x.values();
+  for (index_t c = 0; c < K; ++c) {
+    const std::span<double> part = out.subspan(sz(c * k), sz(k));
+    if (x.is_dense()) {  // a ⊗ e_c on the interleaved layout
+      for (std::size_t j = 0; j < v.size(); ++j) class_row_[j * sz(K) + sz(c)] = v[j];
+      srht_->forward(class_row_, part);
+      for (std::size_t j = 0; j < v.size(); ++j) class_row_[j * sz(K) + sz(c)] = 0.0;
+    } else {
+      const auto idx = x.indices();
+      for (std::size_t i = 0; i < idx.size(); ++i) class_indices_[i] = idx[i] * K + c;
+      srht_->forward_sparse(std::span<const index_t>(class_indices_).first(idx.size()), v, part);
+    }
+  }
+}
+
+void CompAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) const {
+  check_row(x);
+  const std::size_t K = sz(classes_), k = sz(k_);
+  std::fill(products_.begin(), products_.end(), 0.0);
+  add_local_products(x, products_);
+  for (std::size_t c = 0; c < K; ++c)
+    for (std::size_t a = 0; a < k; ++a) out[c] += products_[c * k + a] * coef_[a];  // (Π̃_p(a⊗e_c))ᵀc sums over ranks
+  detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+    for (std::size_t c = 0; c < K; ++c) out[c] += v * perp_[j * K + c];
+  });
+}
+
+void CompAdaGrad::weights(std::span<double> out) const {
+  ADASKETCH_REQUIRE(out.size() >= sz(real_), "out.size() = " + std::to_string(out.size()) + ", needs " +
+                                                 std::to_string(real_));
+  std::vector<double> range(perp_.size());
+  srht_->transpose(coef_, range);  // x = Π̃ᵀc + x⊥
+  for (std::size_t e = 0; e < sz(real_); ++e) out[e] = range[e] + perp_[e];
+}
+
+void CompAdaGrad::factor_block() {
+  if (k_ == 0) return;
+  eigen_->compute(block_);
+  const auto lambda = eigen_->values();  // descending
+  const double top = lambda[0], ratio = static_cast<double>(n_) / static_cast<double>(k_);
+  for (std::size_t i = 0; i < sz(k_); ++i) {
+    const double l = top > 0.0 && lambda[i] > options_.rank_tolerance * top ? lambda[i] : 0.0;
+    kappa_[i] = options_.placement == Placement::outside_root
+                    ? std::sqrt(l) + options_.delta                        // eq. (19): (Π̃GΠ̃ᵀ)^{1/2} + δI
+                    : ratio * std::sqrt(ratio * l + options_.delta);  // eq. (5) with Π = √(n/k)Π̃
+  }
+}
+
+void CompAdaGrad::update_complement(const LocalRow& x) {
+  // h = P⊥g = g − Π̃ᵀ(Π̃g): dense, g only on x's support.
+  srht_->transpose(pg_, perp_grad_);
+  for (double& h : perp_grad_) h = -h;
+  const std::size_t K = sz(classes_);
+  detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+    for (std::size_t c = 0; c < K; ++c) perp_grad_[j * K + c] += v * dscores_[c];
+  });
+  for (std::size_t j = 0; j < perp_grad_.size(); ++j) {
+    perp_sq_[j] += perp_grad_[j] * perp_grad_[j];
+    diag_[j] = options_.tau * (std::sqrt(perp_sq_[j]) + options_.delta);  // τD_t, D_t = diag(G⊥_t)^{1/2} + δI
+  }
+}
+
+// The ℓ2 step, eq. (12)–(15) with Π̃ (Π̃Π̃ᵀ = I): the problem min η⟨Π̃ᵀp + q, x⟩ + ½‖x − x₀‖²_A + λ/2‖x‖²
+// (p = proj, q = perp ∈ Im P⊥; x₀ = x_t, or 0 for dual averaging) decouples on Im P ⊕ Im P⊥.
+void CompAdaGrad::l2_step(std::span<const double> proj, std::span<const double> perp, double lam, bool from_current) {
+  const double eta = options_.eta;
+  const std::size_t k = sz(k_);
+  if (k > 0) {
+    // c ← (K + λI)⁻¹(Kc − ηp), K = U diag(κ) Uᵀ (eq. (13)).
+    const auto u = eigen_->vectors();  // row-major, eigenvector i in column i
+    for (std::size_t i = 0; i < k; ++i) {
+      double uc = 0.0, up = 0.0;
+      for (std::size_t r = 0; r < k; ++r) {
+        uc += u[r * k + i] * coef_[r];
+        up += u[r * k + i] * proj[r];
+      }
+      rotated_[i] = ((from_current ? kappa_[i] * uc : 0.0) - eta * up) / (kappa_[i] + lam);
+    }
+    for (std::size_t r = 0; r < k; ++r) {
+      double c = 0.0;
+      for (std::size_t i = 0; i < k; ++i) c += u[r * k + i] * rotated_[i];
+      coef_[r] = c;
+    }
+  }
+  // x⊥ ← B(y − Π̃ᵀν), y = −ηq + Dx⊥, B = (D + λI)⁻¹, ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By (eq. (14), (15): the vector
+  // there, −P⊥g + DP⊥x_t − DBy − λBy + y, is y since (D + λ)B = I).
+  for (std::size_t j = 0; j < perp_.size(); ++j) {
+    work_[j] = 1.0 / (diag_[j] + lam);                                            // B
+    work2_[j] = -eta * perp[j] + (from_current ? diag_[j] * perp_[j] : 0.0);  // y
+    work3_[j] = work_[j] * work2_[j];                                             // By
+  }
+  if (k == 0) {  // P⊥ = I: the diagonal step
+    std::copy(work3_.begin(), work3_.end(), perp_.begin());
+    return;
+  }
+  const std::size_t packed = k * (k + 1) / 2;
+  std::fill(second_.begin(), second_.end(), 0.0);
+  srht_->gram(work_, std::span<double>(second_).first(packed));
+  srht_->forward(work3_, std::span<double>(second_).subspan(packed, k));
+  comm().allreduce_sum(second_);  // the step's second Allreduce: Π̃BΠ̃ᵀ and Π̃By
+  unpack_symmetric(second_, k_, system_);
+  std::copy_n(second_.begin() + static_cast<std::ptrdiff_t>(packed), k, small_.begin());
+  const lapack_int info = LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', static_cast<lapack_int>(k), 1, system_.data(),
+                                             static_cast<lapack_int>(k), small_.data(), static_cast<lapack_int>(k));
+  if (info != 0) throw LapackError("dposv (CompAdaGrad Π̃BΠ̃ᵀν = Π̃By)", info);
+  srht_->transpose(small_, work3_);  // Π̃ᵀν
+  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = work_[j] * (work2_[j] - work3_[j]);
+}
+
+// The ℓ1 step (§4.2): min_x ½xᵀQx + uᵀx + μ‖x‖₁ with Q = A + λI, u = η(Π̃ᵀp + q) − Ax₀,
+// A = Π̃ᵀKΠ̃ + P⊥DP⊥, x₀ = x_t = Π̃ᵀc + x⊥ (or 0 for dual averaging), started at x_t.
+void CompAdaGrad::l1_step(std::span<const double> proj, std::span<const double> perp, double lam, double mu,
+                          bool from_current) {
+  const double eta = options_.eta;
+  const std::size_t k = sz(k_), packed = k * (k + 1) / 2;
+  double block_norm = 0.0;
+  if (k > 0) {
+    // M = Π̃DΠ̃ᵀ and Π̃Dx⊥ (one Allreduce).
+    for (std::size_t j = 0; j < perp_.size(); ++j) work_[j] = diag_[j] * perp_[j];
+    std::fill(second_.begin(), second_.end(), 0.0);
+    srht_->gram(diag_, std::span<double>(second_).first(packed));
+    if (from_current) srht_->forward(work_, std::span<double>(second_).subspan(packed, k));
+    comm().allreduce_sum(second_);
+    unpack_symmetric(second_, k_, system_);  // M
+    // full_block_ = K = U diag(κ) Uᵀ; small_ = Kc − Π̃Dx⊥ − ηp (x₀ = x_t), or −ηp (x₀ = 0).
+    const auto u = eigen_->vectors();
+    for (std::size_t r = 0; r < k; ++r)
+      for (std::size_t s = 0; s <= r; ++s) {
+        double v = 0.0;
+        for (std::size_t i = 0; i < k; ++i) v += u[r * k + i] * kappa_[i] * u[s * k + i];
+        full_block_[r * k + s] = full_block_[s * k + r] = v;
+      }
+    for (std::size_t r = 0; r < k; ++r) {
+      double v = -eta * proj[r];
+      if (from_current) {
+        v -= second_[packed + r];
+        for (std::size_t s = 0; s < k; ++s) v += full_block_[r * k + s] * coef_[s];
+      }
+      small_[r] = v;
+    }
+    for (std::size_t e = 0; e < k * k; ++e) system_[e] += full_block_[e];  // K + M
+    block_norm = *std::max_element(kappa_.begin(), kappa_.end());
+  }
+  // u = η(Π̃ᵀp + q) − Ax₀ = ηq − Π̃ᵀ(small_) − Dx⊥ (Ax_t = Π̃ᵀ(Kc − Π̃Dx⊥) + Dx⊥).
+  srht_->transpose(small_, work2_);
+  for (std::size_t j = 0; j < perp_.size(); ++j)
+    work3_[j] = eta * perp[j] - work2_[j] - (from_current ? diag_[j] * perp_[j] : 0.0);
+  srht_->transpose(coef_, work_);  // the starting point x_t = Π̃ᵀc + x⊥
+  for (std::size_t j = 0; j < perp_.size(); ++j) work_[j] += perp_[j];
+  const detail::CompositeLasso::Problem problem{system_, block_norm, diag_, lam, work3_, mu};
+  lasso_->solve(problem, work_, coef_);  // x_{t+1} and c = Π̃x_{t+1}
+  srht_->transpose(coef_, work2_);
+  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = work_[j] - work2_[j];  // x⊥ = x − Π̃ᵀc
+}
+
+StepResult CompAdaGrad::do_step(const LocalRow& x, double label) {
+  check_row(x);
+  const std::size_t K = sz(classes_), k = sz(k_);
+  std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  add_local_products(x, std::span<double>(reduce_).first(k * K));
+  detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+    for (std::size_t c = 0; c < K; ++c) reduce_[k * K + c] += v * perp_[j * K + c];
+  });
+  comm().allreduce_sum(reduce_);  // the step's first Allreduce: Π̃(a⊗e_κ) and (a⊗e_κ)ᵀx⊥, kK + K numbers
+  for (std::size_t c = 0; c < K; ++c) {
+    double s = reduce_[k * K + c];
+    for (std::size_t a = 0; a < k; ++a) s += reduce_[c * k + a] * coef_[a];
+    if (!std::isfinite(s)) throw NumericError(name() + ": the score wᵀx is not finite");
+    scores_[c] = s;
+  }
+  const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};
+  loss().derivative(scores_, label, dscores_);
+  const bool zero_gradient = std::all_of(dscores_.begin(), dscores_.end(), [](double g) { return g == 0.0; });
+  // φ = 0 and g = 0: x stays (mirror descent), and so do ḡ and A (dual averaging).
+  if (zero_gradient && options_.lambda1 == 0.0 && options_.lambda2 == 0.0) return result;
+  for (std::size_t a = 0; a < k; ++a) {  // Π̃g = Σ_κ ∂ℓ/∂p_κ Π̃(a⊗e_κ)
+    double v = 0.0;
+    for (std::size_t c = 0; c < K; ++c) v += dscores_[c] * reduce_[c * k + a];
+    pg_[a] = v;
+  }
+  for (std::size_t a = 0; a < k; ++a)
+    for (std::size_t b = 0; b < k; ++b) block_[a * k + b] += pg_[a] * pg_[b];  // Π̃G_tΠ̃ᵀ
+  factor_block();
+  update_complement(x);
+  const double eta = options_.eta;
+  if (dual_averaging()) {
+    // x_{t+1} = argmin η⟨ḡ, x⟩ + ηtφ(x) + ½‖x‖²_A with ḡ = Π̃ᵀ(Σ Π̃g_s) + Σ P⊥g_s.
+    for (std::size_t a = 0; a < k; ++a) sum_proj_[a] += pg_[a];
+    for (std::size_t j = 0; j < perp_grad_.size(); ++j) sum_perp_[j] += perp_grad_[j];
+    const double t = static_cast<double>(steps() + 1);
+    if (lasso_)
+      l1_step(sum_proj_, sum_perp_, eta * t * options_.lambda2, eta * t * options_.lambda1, false);
+    else
+      l2_step(sum_proj_, sum_perp_, eta * t * options_.lambda2, false);
+  } else if (lasso_) {
+    l1_step(pg_, perp_grad_, eta * options_.lambda2, eta * options_.lambda1, true);
+  } else {
+    l2_step(pg_, perp_grad_, eta * options_.lambda2, true);
+  }
+  return result;
+}
+
+std::unique_ptr<Learner> make_comp_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
+  if (spec.algorithm != "comp-adagrad" && spec.algorithm != "comp-adagrad-da") return nullptr;
+  CompAdaGradOptions o;
+  if (spec.algorithm == "comp-adagrad-da") o.form = CompAdaGradOptions::Form::dual_averaging;
+  o.k = spec.ell;
+  o.eta = spec.eta;
+  o.delta = spec.delta;
+  o.tau = spec.tau;
+  o.lambda1 = spec.lambda1;
+  o.lambda2 = spec.lambda2;
+  o.seed = spec.seed;
+  return std::make_unique<CompAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), o);
+}
+
+}  // namespace adasketch

@@ -1,0 +1,194 @@
+#include "comp_lasso.hpp"
+
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "adasketch/error.hpp"
+
+namespace adasketch::detail {
+
+namespace {
+
+std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
+
+double soft_threshold(double v, double t) { return v > t ? v - t : v < -t ? v + t : 0.0; }
+
+}  // namespace
+
+CompositeLasso::CompositeLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations)
+    : comm_(comm), srht_(srht), tolerance_(tolerance), max_iterations_(max_iterations),
+      local_(srht.local_size()), k_(srht.rows()) {
+  const std::size_t L = sz(local_), k = sz(k_), packed = k * (k + 1) / 2;
+  for (Point* p : {&current_, &kept_}) {
+    p->x.assign(L, 0.0);
+    p->r.assign(L, 0.0);
+    p->a.assign(k, 0.0);
+    p->b.assign(k, 0.0);
+  }
+  for (auto* v : {&e_, &sign_, &beta_, &work_, &work2_}) v->assign(L, 0.0);
+  s1_.assign(k, 0.0);
+  reduce_.assign(2 * k + 1, 0.0);
+  newton_.assign(3 * packed + 2 * k + 2, 0.0);
+  system_.assign(4 * k * k, 0.0);
+  rhs_.assign(2 * k, 0.0);
+  pivots_.assign(2 * k, 0);
+}
+
+void CompositeLasso::evaluate(Point& p) {
+  const Problem& q = *problem_;
+  const std::size_t k = sz(k_);
+  double local_f = 0.0;
+  for (std::size_t j = 0; j < sz(local_); ++j) {
+    const double x = p.x[j];
+    work_[j] = q.d[j] * x;
+    local_f += 0.5 * e_[j] * x * x + q.u[j] * x + q.mu * std::abs(x);
+  }
+  std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  srht_.forward(p.x, std::span<double>(reduce_).first(k));
+  srht_.forward(work_, std::span<double>(reduce_).subspan(k, k));
+  reduce_[2 * k] = local_f;
+  comm_.allreduce_sum(reduce_);
+  std::copy_n(reduce_.begin(), k, p.a.begin());
+  std::copy_n(reduce_.begin() + static_cast<std::ptrdiff_t>(k), k, p.b.begin());
+  // f = ½xᵀEx + uᵀx + μ‖x‖₁ + ½aᵀ(K̂ + M)a − aᵀb
+  double f = reduce_[2 * k];
+  for (std::size_t i = 0; i < k; ++i) {
+    double xa = 0.0;
+    for (std::size_t j = 0; j < k; ++j) xa += q.block[i * k + j] * p.a[j];
+    f += p.a[i] * (0.5 * xa - p.b[i]);
+  }
+  if (!std::isfinite(f)) throw NumericError("CompAdaGrad ℓ1 step: the objective is not finite");
+  p.f = f;
+}
+
+void CompositeLasso::gradient(Point& p) {
+  const Problem& q = *problem_;
+  const std::size_t k = sz(k_);
+  for (std::size_t i = 0; i < k; ++i) {  // s1 = (K̂ + M)a − b
+    double v = -p.b[i];
+    for (std::size_t j = 0; j < k; ++j) v += q.block[i * k + j] * p.a[j];
+    s1_[i] = v;
+  }
+  srht_.transpose(s1_, work_);
+  srht_.transpose(p.a, work2_);
+  omega2_ = scale2_ = 0.0;
+  for (std::size_t j = 0; j < sz(local_); ++j) {
+    const double x = p.x[j], ex = e_[j] * x, dpa = q.d[j] * work2_[j];
+    const double r = ex + work_[j] - dpa + q.u[j];  // (Qx + u)_j
+    p.r[j] = r;
+    const double omega = x != 0.0 ? std::abs(r + std::copysign(q.mu, x)) : std::max(std::abs(r) - q.mu, 0.0);
+    const double scale = std::abs(ex) + std::abs(work_[j]) + std::abs(dpa) + std::abs(q.u[j]) + q.mu;
+    omega2_ += omega * omega;
+    scale2_ += scale * scale;
+    const double z = ex - r;  // support prediction: |E_j x_j − r_j| > μ
+    sign_[j] = z > q.mu ? 1.0 : z < -q.mu ? -1.0 : 0.0;
+  }
+}
+
+bool CompositeLasso::reduce_newton_data() {
+  const Problem& q = *problem_;
+  const std::size_t k = sz(k_), packed = k * (k + 1) / 2, L = sz(local_);
+  std::fill(newton_.begin(), newton_.end(), 0.0);
+  const std::span<double> out(newton_);
+  for (std::size_t j = 0; j < L; ++j) beta_[j] = sign_[j] != 0.0 ? -(q.u[j] + q.mu * sign_[j]) : 0.0;
+  for (std::size_t power = 0; power < 3; ++power) {  // N_p = Π̃ diag(1_J D^p / E) Π̃ᵀ
+    for (std::size_t j = 0; j < L; ++j) {
+      const double d = q.d[j];
+      work_[j] = sign_[j] == 0.0 ? 0.0 : (power == 0 ? 1.0 : power == 1 ? d : d * d) / e_[j];
+    }
+    srht_.gram(work_, out.subspan(power * packed, packed));
+  }
+  for (std::size_t j = 0; j < L; ++j) {  // V_JᵀE_J⁻¹β = [Π̃(β/E); Π̃(Dβ/E)] on J
+    work_[j] = beta_[j] / e_[j];
+    work2_[j] = q.d[j] * work_[j];
+  }
+  srht_.forward(work_, out.subspan(3 * packed, k));
+  srht_.forward(work2_, out.subspan(3 * packed + k, k));
+  out[3 * packed + 2 * k] = omega2_;
+  out[3 * packed + 2 * k + 1] = scale2_;
+  comm_.allreduce_sum(newton_);
+  const double omega2 = out[3 * packed + 2 * k], scale2 = out[3 * packed + 2 * k + 1];
+  if (!std::isfinite(omega2)) throw NumericError("CompAdaGrad ℓ1 step: the subgradient is not finite");
+  return omega2 <= tolerance_ * tolerance_ * scale2;
+}
+
+void CompositeLasso::newton_point(Point& to) {
+  const Problem& q = *problem_;
+  const std::size_t k = sz(k_), packed = k * (k + 1) / 2, n2 = 2 * k;
+  if (k > 0) {
+    // C = [[N₀, N₁ − I], [N₁ − I, N₂ − (K̂ + M)]] (column-major = row-major: symmetric).
+    const auto entry = [&](int power, std::size_t i, std::size_t j) {
+      const std::size_t a = std::max(i, j), b = std::min(i, j);
+      return newton_[sz(power) * packed + a * (a + 1) / 2 + b];
+    };
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        const double identity = i == j ? 1.0 : 0.0;
+        system_[i * n2 + j] = entry(0, i, j);
+        system_[i * n2 + k + j] = system_[(k + j) * n2 + i] = entry(1, i, j) - identity;
+        system_[(k + i) * n2 + k + j] = entry(2, i, j) - q.block[i * k + j];
+      }
+    std::copy_n(newton_.begin() + static_cast<std::ptrdiff_t>(3 * packed), n2, rhs_.begin());
+    const lapack_int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, static_cast<lapack_int>(n2), 1, system_.data(),
+                                               static_cast<lapack_int>(n2), pivots_.data(), rhs_.data(),
+                                               static_cast<lapack_int>(n2));
+    if (info != 0) throw LapackError("dgesv (CompAdaGrad ℓ1 Newton system)", info);
+  }
+  // x_J = E_J⁻¹(β_J − (V w)_J), V w = Π̃ᵀw₁ + D Π̃ᵀw₂.
+  srht_.transpose(std::span<const double>(rhs_).first(k), work_);
+  srht_.transpose(std::span<const double>(rhs_).subspan(k, k), work2_);
+  for (std::size_t j = 0; j < sz(local_); ++j)
+    to.x[j] = sign_[j] != 0.0 ? (beta_[j] - work_[j] - q.d[j] * work2_[j]) / e_[j] : 0.0;
+}
+
+void CompositeLasso::proximal_point(const Point& from, Point& to) {
+  const Problem& q = *problem_;
+  if (lipschitz_ == 0.0) {
+    double dmax = 0.0;
+    for (const double d : q.d) dmax = std::max(dmax, d);
+    lipschitz_ = std::max(q.block_norm, comm_.allreduce_max(dmax)) + q.lambda;
+  }
+  for (std::size_t j = 0; j < sz(local_); ++j)
+    to.x[j] = soft_threshold(from.x[j] - from.r[j] / lipschitz_, q.mu / lipschitz_);
+}
+
+CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::span<double> x, std::span<double> a) {
+  problem_ = &problem;
+  lipschitz_ = 0.0;
+  for (std::size_t j = 0; j < sz(local_); ++j) e_[j] = problem.d[j] + problem.lambda;
+  std::copy_n(x.begin(), local_, current_.x.begin());
+  evaluate(current_);
+  gradient(current_);
+  bool candidate = false;  // current_ is a Newton point not yet compared with kept_
+  Iterations done;
+  for (;;) {
+    if (reduce_newton_data()) {
+      std::copy_n(current_.x.begin(), local_, x.begin());
+      std::copy(current_.a.begin(), current_.a.end(), a.begin());
+      return done;
+    }
+    if (candidate && current_.f > kept_.f) {  // f went up: a proximal step from the kept point instead
+      proximal_point(kept_, current_);
+      evaluate(current_);
+      gradient(current_);
+      candidate = false;
+      ++done.proximal;
+      continue;
+    }
+    if (done.newton == max_iterations_) break;
+    std::swap(current_, kept_);  // keep it (the Newton data just reduced belong to it)
+    newton_point(current_);
+    evaluate(current_);
+    gradient(current_);
+    candidate = true;
+    ++done.newton;
+  }
+  throw NumericError("CompAdaGrad ℓ1 step: the LASSO did not reach its tolerance in " +
+                     std::to_string(max_iterations_) + " Newton iterations");
+}
+
+}  // namespace adasketch::detail

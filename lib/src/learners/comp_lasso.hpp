@@ -1,0 +1,96 @@
+#pragma once
+// CompAdaGrad's ℓ1 composite step (Mehta et al. 2016, §4.2, eq. (16)): the LASSO
+//
+//   min_x f(x) = ½xᵀQx + uᵀx + μ‖x‖₁,   Q = Π̃ᵀK̂Π̃ + P⊥DP⊥ + λI,
+//
+// with Π̃ the SRHT (Π̃Π̃ᵀ = I, P = Π̃ᵀΠ̃, P⊥ = I − P), K̂ ≻ 0 (k × k, replicated), D ≥ 0 diagonal and
+// E = D + λI ≻ 0 (distributed like x). The paper runs LARS with implicit covariates A^{1/2}; this is
+// another exact method, suited to the distributed shape, that stops at a stated tolerance.
+//
+// Structure: Q = E + VSVᵀ with V = [Π̃ᵀ, DΠ̃ᵀ] (n × 2k) and S = [[K̂ + M, −I], [−I, 0]], M = Π̃DΠ̃ᵀ:
+// with a = Π̃x and b = Π̃Dx, Qx = Ex + Π̃ᵀ((K̂ + M)a − b) − D Π̃ᵀa and xᵀQx = xᵀEx + aᵀ(K̂ + M)a − 2aᵀb.
+//
+// Method: a primal-dual active-set (semismooth Newton) iteration. From a point x with gradient
+// r = Qx + u, the predicted support J = {j : |E_j x_j − r_j| > μ} and signs s_j give the Newton point:
+// x_J = Q_JJ⁻¹β_J, β = −(u + μs), x = 0 off J, by Woodbury through the 2k × 2k system
+// C = S⁻¹ + V_JᵀE_J⁻¹V_J = [[N₀, N₁ − I], [N₁ − I, N₂ − K̂ − M]], N_p = Π̃ diag(1_J D^p/E) Π̃ᵀ (LU,
+// replicated). When J and s are those of the minimizer, this is the minimizer. Safeguard: a Newton
+// point is kept only if f does not increase; otherwise a proximal-gradient step x ← soft_{μ/L}(x − r/L)
+// with L = max(‖K̂‖, max D) + λ ≥ ‖Q‖ (Q is block diagonal on Im P ⊕ Im P⊥) is taken from the last
+// kept point, which decreases f. Newton points depend on (J, s) only, so only finitely many are kept
+// and the proximal steps make the iteration converge. It stops when the minimum-norm subgradient
+// ω_j = dist(0, ∂_j f(x)) satisfies ‖ω‖₂ ≤ tolerance·‖s‖₂, s_j the sum of the magnitudes of the terms
+// of r_j plus μ (the round-off level of ω is a few units of s_j).
+//
+// Cost of an iteration: two Allreduces (3k(k+1)/2 + 2k + 2 numbers: the Newton data; 2k + 1 numbers:
+// f, Π̃x, Π̃Dx), O(L log L + k² log n) local work for L local coordinates and O(k³) replicated.
+// Started at the previous weights, whose support changes little between examples, it usually stops
+// after one or two Newton iterations. All decisions use reduced values, so every rank takes them alike.
+#include <span>
+#include <vector>
+
+#include "adasketch/comm/communicator.hpp"
+#include "adasketch/types.hpp"
+#include "../linalg/hadamard.hpp"
+
+namespace adasketch::detail {
+
+class CompositeLasso {
+ public:
+  struct Problem {
+    std::span<const double> block;  ///< K̂ + M (k × k, row-major, replicated)
+    double block_norm;              ///< ‖K̂‖₂, or an upper bound
+    std::span<const double> d;      ///< D (local)
+    double lambda;                  ///< λ ≥ 0 (D + λ > 0 everywhere)
+    std::span<const double> u;      ///< u (local)
+    double mu;                      ///< μ ≥ 0
+  };
+
+  /// What a solve took.
+  struct Iterations {
+    int newton = 0;    ///< Newton points computed
+    int proximal = 0;  ///< of them rejected for a proximal-gradient step
+  };
+
+  /// Scratch for srht.local_size() coordinates and srht.rows() rows.
+  CompositeLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations);
+
+  /// Collective. x: the starting point in, the minimizer out (local coordinates); a: Π̃x of the
+  /// result. Throws NumericError (on every rank) after
+  /// max_iterations without reaching the tolerance, or on a non-finite objective; LapackError when
+  /// the Newton system is singular.
+  Iterations solve(const Problem& problem, std::span<double> x, std::span<double> a);
+
+ private:
+  struct Point {
+    std::vector<double> x, r;  ///< local
+    std::vector<double> a, b;  ///< Π̃x, Π̃Dx
+    double f = 0.0;
+  };
+  /// p.a, p.b, p.f from p.x (one Allreduce).
+  void evaluate(Point& p);
+  /// p.r, and the support prediction, ω² and s² of p (local) for the next reduction.
+  void gradient(Point& p);
+  /// The Newton data of the predicted support, ‖ω‖² and ‖s‖² (one Allreduce); returns whether p is
+  /// optimal to the tolerance.
+  bool reduce_newton_data();
+  /// to.x: the Newton point of the support predicted at the last gradient().
+  void newton_point(Point& to);
+  /// to.x = soft_{μ/L}(from.x − from.r/L).
+  void proximal_point(const Point& from, Point& to);
+
+  const Communicator& comm_;
+  const Srht& srht_;
+  double tolerance_;
+  int max_iterations_;
+  index_t local_ = 0, k_ = 0;
+  const Problem* problem_ = nullptr;
+  double lipschitz_ = 0.0;  ///< 0 until the first proximal step of a solve
+  Point current_, kept_;
+  std::vector<double> e_, sign_, beta_, work_, work2_;  ///< local
+  std::vector<double> s1_, reduce_, newton_, system_, rhs_;
+  std::vector<int> pivots_;
+  double omega2_ = 0.0, scale2_ = 0.0;  ///< local sums of the last gradient()
+};
+
+}  // namespace adasketch::detail
