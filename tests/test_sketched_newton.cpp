@@ -491,7 +491,7 @@ TEST(SketchedNewton, RejectsBadOptionsAndSoftmax) {
   EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.C = 0.0; })), InvalidArgument);
   EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sigma = -0.1; })), InvalidArgument);
   EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.eta = std::nan(""); })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.ell = 0; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.ell = -1; })), InvalidArgument);
   EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sketch = SketchKind::oja; o.ell = 6; })),
                InvalidArgument);
   EXPECT_THROW(from_string<EtaSchedule>("1/t"), InvalidArgument);

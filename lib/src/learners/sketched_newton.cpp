@@ -64,7 +64,7 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
 SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                const SketchedNewtonOptions& options)
     : Learner(comm, partition, checked_loss(loss)), options_(options) {
-  ADASKETCH_REQUIRE(options.ell >= 1, "ell = " + std::to_string(options.ell));
+  ADASKETCH_REQUIRE(options.ell >= 0, "ell = " + std::to_string(options.ell));
   ADASKETCH_REQUIRE(std::isfinite(options.alpha) && options.alpha >= std::numeric_limits<double>::min(),
                     "alpha = " + std::to_string(options.alpha) +
                         " (SON needs α > 0 and normal, since 1/α of a subnormal overflows; for RFD-SON α₀ > 0, since "
@@ -78,6 +78,10 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
 }
 
 void SketchedNewton::install_sketch(SketchForm form) {
+  const auto dp = static_cast<std::size_t>(local_dim());
+  ubar_.assign(dp, 0.0);
+  reduce_.assign(2, 0.0);
+  if (options_.ell == 0) return;  // A = αI: no sketch, no factor
   SketchSpec spec;
   spec.kind = options_.sketch;
   spec.ell = options_.ell;
@@ -89,8 +93,6 @@ void SketchedNewton::install_sketch(SketchForm form) {
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
   const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_);
-  const auto dp = static_cast<std::size_t>(local_dim());
-  ubar_.assign(dp, 0.0);
   ghat_.assign(dp, 0.0);
   c_.assign(Rz, 0.0);
   zg_.assign(Rz, 0.0);
@@ -108,7 +110,7 @@ void SketchedNewton::install_sketch(SketchForm form) {
 SketchedNewton::~SketchedNewton() = default;
 
 void SketchedNewton::choose_form(FormChoice form) {
-  if (form_resolved_ || form == FormChoice::automatic) return;
+  if (form_resolved_ || form == FormChoice::automatic || !sketch_) return;
   if (form == FormChoice::sparse) install_sketch(SketchForm::sparse);
   form_resolved_ = true;
 }
@@ -125,7 +127,7 @@ LearnerSpec SketchedNewton::spec() const {
   s.sigma = options_.sigma;
   s.eta = options_.eta;
   s.eta_schedule = options_.eta_schedule;
-  if (form_resolved_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
+  if (form_resolved_ && sketch_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
   if (options_.sketch == SketchKind::rp || options_.sketch == SketchKind::oja) s.seed = options_.seed;
   return s;
 }
@@ -133,6 +135,10 @@ LearnerSpec SketchedNewton::spec() const {
 // ghat_, yg_, solve_ and the mutable buffers are rewritten in each step before they are read.
 void SketchedNewton::add_state_fields(StateFields& fields) {
   fields.block("son.ubar", partition(), comm().rank(), 1, ubar_);
+  if (!sketch_) {
+    fields.integer("son.projections", projections_);
+    return;
+  }
   fields.array("son.c", c_);
   fields.integer("son.projections", projections_);
   fields.real("son.factor_alpha", factor_alpha_);
@@ -142,7 +148,7 @@ void SketchedNewton::add_state_fields(StateFields& fields) {
   sketch_->state_fields(fields);
 }
 
-double SketchedNewton::alpha() const noexcept { return regularized_ ? sketch_->alpha() : options_.alpha; }
+double SketchedNewton::alpha() const noexcept { return regularized_ && sketch_ ? sketch_->alpha() : options_.alpha; }
 
 double SketchedNewton::eta(index_t t) const noexcept {
   const double tt = static_cast<double>(std::max<index_t>(t, 1));
@@ -240,7 +246,7 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   // The example's one Allreduce: [Z_p x_p, ū_pᵀx_p, ‖x_p‖²] (docs/design.md §3).
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   detail::prefetch_entries(x, ubar_.data(), 1);
-  sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));
+  if (sketch_) sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));
   reduce_[Rz] = local_dot(ubar_, x);
   reduce_[Rz + 1] = x.local_norm2();
   comm().allreduce_sum(reduce_);
@@ -255,6 +261,10 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
     throw NumericError(name() + ": the score uᵀx is not finite");
   p.tau = tau_c(p.ux, options_.C);
   if (p.tau == 0.0 || p.xx == 0.0) return p;
+  if (!sketch_) {  // A = αI: γ = τ_C(uᵀx)/‖x‖²
+    p.gamma = p.tau / p.xx;
+    return p;
+  }
   // SON Alg. 1 line 5 / Lemma 1: γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂) with x̂ = Bx = M(Z x).
   sketch_->mix(zx_, hx_);
   forward(hx_);  // L⁻¹x̂, so x̂ᵀHx̂ = ‖L⁻¹x̂‖²
@@ -269,6 +279,25 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
 }
 
 StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
+  if (!sketch_) return step_plain(x, label);
+  return step_sketched(x, label);
+}
+
+StepResult SketchedNewton::step_plain(const LocalRow& x, double label) {
+  // m = 0: A = αI. Projection (Lemma 1): w = u − τ_C(uᵀx)/‖x‖² x; Newton: u_{t+1} = w − ℓ'(wᵀx)x/α.
+  const Projection pr = project(x);
+  double kappa = -pr.gamma;
+  if (pr.gamma != 0.0) ++projections_;
+  const double score[1] = {pr.ux - pr.tau};
+  const StepResult result{loss().value(score, label), loss().mistake(score, label)};
+  double dl = 0.0;
+  loss().derivative(score, label, std::span<double>(&dl, 1));
+  kappa -= dl / options_.alpha;
+  add_to_ubar(x, kappa);
+  return result;
+}
+
+StepResult SketchedNewton::step_sketched(const LocalRow& x, double label) {
   // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks).
   if (!form_resolved_)
     choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
@@ -353,7 +382,7 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
 
 void SketchedNewton::add_local_scores(const LocalRow& x, std::span<double> out) const {
   double s = local_dot(ubar_, x);
-  if (std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
+  if (sketch_ && std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
     std::fill(scratch_.begin(), scratch_.end(), 0.0);
     sketch_->add_local_product(x, scratch_);
     for (index_t i = 0; i < basis_; ++i) s += c_[i] * scratch_[i];
@@ -365,7 +394,7 @@ void SketchedNewton::weights(std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
                                                     std::to_string(ubar_.size()));
   std::copy(ubar_.begin(), ubar_.end(), out.begin());
-  sketch_->add_local_transpose_product(c_, out);
+  if (sketch_) sketch_->add_local_transpose_product(c_, out);
 }
 
 void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out) const {
@@ -375,11 +404,13 @@ void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out)
   std::vector<double> c(c_);
   std::copy(ubar_.begin(), ubar_.end(), out.begin());
   if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂), as in do_step
-    sketch_->mix_transpose(hx_, scratch_);
-    for (index_t i = 0; i < basis_; ++i) c[i] += pr.gamma * scratch_[i];
+    if (sketch_) {
+      sketch_->mix_transpose(hx_, scratch_);
+      for (index_t i = 0; i < basis_; ++i) c[i] += pr.gamma * scratch_[i];
+    }
     add_scaled(x, -pr.gamma, out);
   }
-  sketch_->add_local_transpose_product(c, out);
+  if (sketch_) sketch_->add_local_transpose_product(c, out);
 }
 
 std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {

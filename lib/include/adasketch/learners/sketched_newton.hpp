@@ -38,7 +38,12 @@
 //     onto K_{t+1} = {|wᵀx_{t+1}| ≤ C} before predicting x_{t+1}, so every prediction is bounded by C.
 //   - Test-time scores (Learner::predict, a saved model) are uᵀx; SON's own prediction for x would be
 //     the projected w, i.e. clip_C(uᵀx): the same sign.
-//   - Diagonal rescaling (SON §5.2) is not implemented.
+//
+// Options:
+//   - m = 0 (ell = 0, any SON variant): A = αI, nothing is sketched (σ and η_t, which only scale the
+//     to-sketch vector, have no effect), so the step is projected online gradient descent with step
+//     1/α: w = u − τ_C(uᵀx)x/‖x‖², u_{t+1} = w − g/α, the m = 0 baseline of SON Fig. 1 and Table 3;
+//     RFD-SON's α_t stays α₀. No sketch object exists (sketch() is nullptr); O(s) per example.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -56,7 +61,8 @@ struct SketchedNewtonOptions {
   /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, Γ_t = I/t),
   /// rfd, fast-rfd (RFD paper Alg. 3, 4: α_t grows by σ_ℓ²/2 at every shrink).
   SketchKind sketch = SketchKind::fast_rfd;
-  /// Sketch size ℓ (m in the papers), ≥ 1; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d.
+  /// Sketch size ℓ (m in the papers), ≥ 0; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d. 0: no
+  /// sketch, A = αI (see above).
   index_t ell = defaults::ell;
   /// SON's α (> 0); for rfd and fast-rfd the initial α₀ (> 0) of the sketch's α_t.
   double alpha = defaults::alpha;
@@ -98,6 +104,7 @@ class SketchedNewton final : public Learner {
   void choose_form(FormChoice form) override;
 
   const SketchedNewtonOptions& options() const noexcept { return options_; }
+  /// nullptr when ell = 0.
   const Sketch* sketch() const noexcept override { return sketch_.get(); }
   /// α of the current A = αI + BᵀB: the option α, or the RFD sketch's α_t.
   double alpha() const noexcept;
@@ -127,8 +134,13 @@ class SketchedNewton final : public Learner {
   /// Cholesky factor of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
   /// into the free row k leaves the other rows of the factor unchanged).
   void factor_all();
-  /// Builds the sketch in `form` and sizes everything that depends on it (a fresh learner).
+  /// Builds the sketch in `form` (none when ell = 0) and sizes everything that depends on it (a fresh
+  /// learner).
   void install_sketch(SketchForm form);
+  /// The step with a sketch and one score (SON Alg. 1).
+  StepResult step_sketched(const LocalRow& x, double label);
+  /// The step without a sketch (ell = 0): A = αI.
+  StepResult step_plain(const LocalRow& x, double label);
   void factor_row(index_t k);
   /// v ← L⁻¹v, and v ← L⁻ᵀv (so that solving is forward then backward).
   void forward(std::span<double> v) const noexcept;

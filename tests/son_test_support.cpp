@@ -1,0 +1,131 @@
+#include "son_test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace adasketch::test {
+
+SonData make_son_data(index_t n, index_t d, double density, unsigned seed, double scale, int classes) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  SonData data{DenseMatrix{n, d, std::vector<double>(static_cast<std::size_t>(n * d), 0.0)}, {}, {}};
+  std::vector<double> truth(static_cast<std::size_t>(d * (classes + 1)));
+  for (double& v : truth) v = normal(gen);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = 0; j < d; ++j)
+      if (unit(gen) < density) data.x(i, j) = scale * normal(gen);
+    std::vector<double> s(static_cast<std::size_t>(classes + 1), 0.0);
+    for (int k = 0; k <= classes; ++k)
+      for (index_t j = 0; j < d; ++j) s[k] += truth[k * d + j] * data.x(i, j);
+    data.binary.push_back(s[0] + 0.3 * scale * normal(gen) >= 0.0 ? 1.0 : -1.0);
+    data.classes.push_back(static_cast<double>(std::max_element(s.begin() + 1, s.end()) - s.begin() - 1));
+  }
+  return data;
+}
+
+LocalExample slice_row(const std::vector<double>& row, const BlockPartition& p, int rank, bool dense) {
+  LocalExample e;
+  e.dense = dense;
+  for (index_t j = p.begin(rank); j < p.end(rank); ++j) {
+    if (dense) {
+      e.val.push_back(row[j]);
+    } else if (row[j] != 0.0) {
+      e.idx.push_back(j - p.begin(rank));
+      e.val.push_back(row[j]);
+    }
+  }
+  return e;
+}
+
+std::vector<double> row_of(const DenseMatrix& m, index_t i) {
+  return std::vector<double>(m.a.begin() + i * m.d, m.a.begin() + (i + 1) * m.d);
+}
+
+std::vector<double> gather_weights(const Learner& learner) {
+  const auto& p = learner.partition();
+  const auto K = static_cast<index_t>(learner.outputs());
+  std::vector<double> local(static_cast<std::size_t>(learner.local_dim() * K));
+  learner.weights(local);
+  std::vector<double> w(static_cast<std::size_t>(p.dim() * K), 0.0);
+  std::copy(local.begin(), local.end(), w.begin() + p.begin(learner.comm().rank()) * K);
+  learner.comm().allreduce_sum(w);
+  return w;
+}
+
+std::vector<double> predict_row(const Learner& learner, const std::vector<double>& row, bool dense) {
+  const auto e = slice_row(row, learner.partition(), learner.comm().rank(), dense);
+  std::vector<double> scores(static_cast<std::size_t>(learner.outputs()));
+  learner.predict(e.row(), scores);
+  return scores;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+double tau_c(double z, double C) { return z > C ? z - C : (z < -C ? z + C : 0.0); }
+
+double eta_at(const LearnerSpec& spec, index_t t) {
+  switch (spec.eta_schedule) {
+    case EtaSchedule::constant: return spec.eta;
+    case EtaSchedule::inv_t: return spec.eta / static_cast<double>(t);
+    case EtaSchedule::inv_sqrt_t: return spec.eta / std::sqrt(static_cast<double>(t));
+  }
+  return spec.eta;
+}
+
+std::vector<double> spd_solve(std::vector<double> a, std::vector<double> b, index_t n) {
+  const lapack_int info = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', static_cast<lapack_int>(n), 1, a.data(),
+                                        static_cast<lapack_int>(n), b.data(), 1);
+  EXPECT_EQ(info, 0) << "dposv";
+  return b;
+}
+
+std::vector<double> matvec(const std::vector<double>& a, const std::vector<double>& x) {
+  const std::size_t n = x.size();
+  std::vector<double> y(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) y[i] += a[i * n + j] * x[j];
+  return y;
+}
+
+std::vector<double> pseudo_inverse(std::vector<double> a, index_t n, double tolerance) {
+  std::vector<double> w(static_cast<std::size_t>(n));
+  const lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', static_cast<lapack_int>(n), a.data(),
+                                        static_cast<lapack_int>(n), w.data());
+  EXPECT_EQ(info, 0) << "dsyev";
+  const double top = n > 0 ? w[static_cast<std::size_t>(n - 1)] : 0.0;
+  std::vector<double> p(static_cast<std::size_t>(n * n), 0.0);
+  for (index_t e = 0; e < n; ++e) {
+    if (!(top > 0.0) || w[e] <= tolerance * top) continue;
+    for (index_t i = 0; i < n; ++i)
+      for (index_t j = 0; j < n; ++j) p[i * n + j] += a[i * n + e] * a[j * n + e] / w[e];
+  }
+  return p;
+}
+
+DenseMatrix gather_son_sketch(const Learner& learner) {
+  const Sketch* sketch = learner.sketch();
+  if (sketch == nullptr) return DenseMatrix{0, learner.partition().dim() * learner.outputs(), {}};
+  return gather_sketch(*sketch);
+}
+
+std::vector<double> son_matrix(const Learner& learner, double alpha) {
+  const auto b = gather_son_sketch(learner);
+  const index_t D = b.d;
+  std::vector<double> a(static_cast<std::size_t>(D * D), 0.0);
+  for (index_t i = 0; i < D; ++i) a[i * D + i] = alpha;
+  for (index_t r = 0; r < b.n; ++r)
+    for (index_t i = 0; i < D; ++i)
+      for (index_t j = 0; j < D; ++j) a[i * D + j] += b(r, i) * b(r, j);
+  return a;
+}
+
+}  // namespace adasketch::test

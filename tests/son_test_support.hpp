@@ -1,0 +1,54 @@
+#pragma once
+// Shared by the SON option tests (test_son_options.cpp, test_son_softmax.cpp): small data sets, a
+// rank's slice of an example, the whole weights gathered on every rank, and dense linear algebra
+// (LAPACK) for the references the tests write out.
+#include <string>
+#include <vector>
+
+#include "adasketch/learners/learner.hpp"
+#include "test_support.hpp"
+
+namespace adasketch::test {
+
+/// n examples of dimension d, about `density` nonzeros each (N(0, scale²) values), binary labels ±1
+/// from a random linear rule and class labels 0..classes−1 from `classes` random linear rules.
+struct SonData {
+  DenseMatrix x;
+  std::vector<double> binary, classes;
+};
+SonData make_son_data(index_t n, index_t d, double density, unsigned seed, double scale = 1.0, int classes = 3);
+
+/// The calling rank's part of a global row, dense (every local feature) or sparse (the nonzeros at
+/// local indices); row() is valid while this object lives.
+struct LocalExample {
+  std::vector<index_t> idx;
+  std::vector<double> val;
+  bool dense = true;
+  LocalRow row() const { return dense ? LocalRow::dense(val) : LocalRow::sparse(idx, val); }
+};
+LocalExample slice_row(const std::vector<double>& row, const BlockPartition& p, int rank, bool dense);
+std::vector<double> row_of(const DenseMatrix& m, index_t i);
+
+/// The learner's whole W (d·K, feature-major) on every rank (collective).
+std::vector<double> gather_weights(const Learner& learner);
+/// The learner's scores of a global row (collective: predict()).
+std::vector<double> predict_row(const Learner& learner, const std::vector<double>& row, bool dense);
+
+double dot(const std::vector<double>& a, const std::vector<double>& b);
+/// τ_C(z) = sgn(z) max(|z| − C, 0) (SON Lemma 1).
+double tau_c(double z, double C);
+/// η_t of a LearnerSpec's schedule.
+double eta_at(const LearnerSpec& spec, index_t t);
+/// A z = b for a symmetric positive definite n×n row-major A (LAPACK dposv).
+std::vector<double> spd_solve(std::vector<double> a, std::vector<double> b, index_t n);
+/// y = A x for a row-major n×n A.
+std::vector<double> matvec(const std::vector<double>& a, const std::vector<double>& x);
+/// The Moore–Penrose pseudo-inverse of a symmetric positive semidefinite n×n row-major A (LAPACK
+/// dsyev), eigenvalues ≤ tolerance·λ_max taken as zero.
+std::vector<double> pseudo_inverse(std::vector<double> a, index_t n, double tolerance);
+/// The sketch B (R×d) of a SON learner gathered on every rank, or 0 rows when it has no sketch.
+DenseMatrix gather_son_sketch(const Learner& learner);
+/// α I + BᵀB (D×D) from a SON learner's sketch (collective).
+std::vector<double> son_matrix(const Learner& learner, double alpha);
+
+}  // namespace adasketch::test
