@@ -1,5 +1,7 @@
 #include "son_test_support.hpp"
 
+#include "adasketch/learners/sketched_newton.hpp"
+
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -109,6 +111,42 @@ std::vector<double> pseudo_inverse(std::vector<double> a, index_t n, double tole
       for (index_t j = 0; j < n; ++j) p[i * n + j] += a[i * n + e] * a[j * n + e] / w[e];
   }
   return p;
+}
+
+std::vector<double> lemma1(const std::vector<double>& u, const std::vector<double>& a, const std::vector<double>& x,
+                           double C) {
+  std::vector<double> w = u;
+  const double tau = tau_c(dot(u, x), C);
+  if (tau == 0.0) return w;
+  const auto z = spd_solve(a, x, static_cast<index_t>(x.size()));
+  const double q = dot(x, z);
+  for (std::size_t j = 0; j < w.size(); ++j) w[j] -= tau / q * z[j];
+  return w;
+}
+
+void expect_dense_son_on_own_sketch(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels,
+                                    bool dense, double tolerance) {
+  const LearnerSpec spec = learner.spec();
+  const Loss& loss = learner.loss();
+  const auto& son = dynamic_cast<const SketchedNewton&>(learner);
+  std::vector<double> u = gather_weights(learner);
+  for (index_t i = 0; i < x.n; ++i) {
+    const auto xi = row_of(x, i);
+    const auto w = lemma1(u, son_matrix(learner, son.alpha()), xi, spec.C);
+    const double p[1] = {dot(w, xi)};
+    double dl = 0.0;
+    loss.derivative(p, labels[i], std::span<double>(&dl, 1));
+    const auto e = slice_row(xi, learner.partition(), learner.comm().rank(), dense);
+    const double step_loss = learner.step(e.row(), labels[i]).loss;
+    ASSERT_NEAR(step_loss, loss.value(p, labels[i]), tolerance * std::max(1.0, step_loss)) << "t = " << i;
+    std::vector<double> g(xi.size());
+    for (std::size_t j = 0; j < g.size(); ++j) g[j] = dl * xi[j];
+    const auto z = spd_solve(son_matrix(learner, son.alpha()), g, x.d);
+    for (std::size_t j = 0; j < u.size(); ++j) u[j] = w[j] - z[j];
+    const auto lazy = gather_weights(learner);
+    ASSERT_LT(relative_max_diff(lazy, u), tolerance) << "t = " << i;
+    u = lazy;  // step by step, not accumulated round-off
+  }
 }
 
 DenseMatrix gather_son_sketch(const Learner& learner) {

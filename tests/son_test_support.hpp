@@ -46,6 +46,15 @@ std::vector<double> matvec(const std::vector<double>& a, const std::vector<doubl
 /// The Moore–Penrose pseudo-inverse of a symmetric positive semidefinite n×n row-major A (LAPACK
 /// dsyev), eigenvalues ≤ tolerance·λ_max taken as zero.
 std::vector<double> pseudo_inverse(std::vector<double> a, index_t n, double tolerance);
+/// Lemma 1: argmin_{|wᵀx| ≤ C} ‖w − u‖_A = u − τ_C(uᵀx)/(xᵀA⁻¹x) A⁻¹x for a positive definite A.
+std::vector<double> lemma1(const std::vector<double>& u, const std::vector<double>& a, const std::vector<double>& x,
+                           double C);
+/// Steps a binary SON learner through examples [0, x.n) and checks each step against dense SON (Alg. 1
+/// lines 5 and 9 with d×d matrices) on the learner's own sketch, read before and after the step:
+/// w = Lemma 1 on A_{t−1}, u_{t+1} = w − A_t⁻¹g_t, with A = alpha I + BᵀB. Compares the step loss and
+/// the weights to `tolerance` after every step (then continues from the learner's weights).
+void expect_dense_son_on_own_sketch(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels,
+                                    bool dense, double tolerance);
 /// The sketch B (R×d) of a SON learner gathered on every rank, or 0 rows when it has no sketch.
 DenseMatrix gather_son_sketch(const Learner& learner);
 /// α I + BᵀB (D×D) from a SON learner's sketch (collective).

@@ -1,7 +1,10 @@
 // SON's options (sketched_newton.hpp) against dense references written here, at any rank count
 // (the same run on MPI_COMM_SELF must agree to round-off), dense and sparse examples:
 //   - m = 0 (ell = 0): projected online gradient descent with step 1/α (SON Fig. 1's m = 0).
+//   - Oja's per-row step sizes Γ_t = diag(γ)/t: the sketch (dense and sparse forms) against eq. (4)
+//     with Householder QR from the same V_0, and Oja-SON against dense SON on its own sketch.
 #include <gtest/gtest.h>
+#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +13,8 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/random/philox.hpp"
+#include "adasketch/sketch/oja_sketch.hpp"
 #include "son_test_support.hpp"
 
 using namespace adasketch;
@@ -109,4 +114,146 @@ TEST(SonOptions, NoSketchChecksItsOptions) {
   spec.ell = 0;
   spec.alpha0 = 0.0;  // A = 0: the learner would never move
   EXPECT_THROW(make_learner(comm, 5, spec), InvalidArgument);
+}
+
+// ---- Oja's Γ_t = diag(γ_1, …, γ_m)/t -------------------------------------------------------------------
+
+namespace {
+
+// Rows of m (ℓ×d) → the rows Gram–Schmidt gives, in order: Householder QR of mᵀ (LAPACK dgeqrf,
+// dorgqr) with R's diagonal made positive.
+void orthonormalize_rows(std::vector<double>& m, index_t ell, index_t d) {
+  std::vector<double> mt(static_cast<std::size_t>(d * ell)), tau(static_cast<std::size_t>(ell));
+  for (index_t i = 0; i < ell; ++i)
+    for (index_t j = 0; j < d; ++j) mt[j * ell + i] = m[i * d + j];
+  ASSERT_EQ(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), mt.data(),
+                           static_cast<int>(ell), tau.data()), 0);
+  std::vector<double> sign(static_cast<std::size_t>(ell));
+  for (index_t i = 0; i < ell; ++i) sign[i] = mt[i * ell + i] < 0 ? -1.0 : 1.0;
+  ASSERT_EQ(LAPACKE_dorgqr(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), static_cast<int>(ell),
+                           mt.data(), static_cast<int>(ell), tau.data()), 0);
+  for (index_t i = 0; i < ell; ++i)
+    for (index_t j = 0; j < d; ++j) m[i * d + j] = sign[i] * mt[j * ell + i];
+}
+
+// SON eq. (4) with Γ_t = diag(γ)/t from V_0 (uniform entries in [−1, 1): word i mod 4 of Philox draw
+// (feature j, i/4), orthonormalized, as OjaSketch documents): returns S_T = (TΛ_T)^{1/2}V_T.
+DenseMatrix dense_oja(const DenseMatrix& a, index_t ell, std::uint64_t seed, const std::vector<double>& gamma,
+                      std::vector<double>& lambda) {
+  const index_t d = a.d;
+  const Philox rng(seed);
+  std::vector<double> v(static_cast<std::size_t>(ell * d));
+  for (index_t i = 0; i < ell; ++i)
+    for (index_t j = 0; j < d; ++j) {
+      std::uint32_t words[4];
+      rng.generate(static_cast<std::uint64_t>(j), static_cast<std::uint64_t>(i / 4), words);
+      v[i * d + j] = static_cast<double>(words[i % 4]) / 2147483648.0 - 1.0;
+    }
+  orthonormalize_rows(v, ell, d);
+  lambda.assign(static_cast<std::size_t>(ell), 0.0);
+  std::vector<double> p(static_cast<std::size_t>(ell));
+  for (index_t t = 1; t <= a.n; ++t) {
+    for (index_t i = 0; i < ell; ++i) {
+      const double g = gamma[i] / static_cast<double>(t);
+      p[i] = 0.0;
+      for (index_t j = 0; j < d; ++j) p[i] += v[i * d + j] * a(t - 1, j);
+      lambda[i] = (1 - g) * lambda[i] + g * p[i] * p[i];
+    }
+    for (index_t i = 0; i < ell; ++i)
+      for (index_t j = 0; j < d; ++j) v[i * d + j] += gamma[i] / static_cast<double>(t) * p[i] * a(t - 1, j);
+    orthonormalize_rows(v, ell, d);
+  }
+  DenseMatrix s{ell, d, v};
+  for (index_t i = 0; i < ell; ++i)
+    for (index_t j = 0; j < d; ++j) s(i, j) *= std::sqrt(static_cast<double>(a.n) * lambda[i]);
+  return s;
+}
+
+}  // namespace
+
+TEST(SonOptions, OjaPerRowStepSizesFollowEquation4) {
+  const auto comm = world();
+  const index_t ell = 4, d = 11;
+  const std::vector<double> gamma = {1.0, 0.5, 0.25, 0.8};
+  for (const SketchForm form : {SketchForm::dense, SketchForm::sparse}) {
+    SCOPED_TRACE(to_string(form));
+    auto a = random_low_rank(60, d, 3, 0.2, 12);
+    for (index_t i = 0; i < a.n; ++i) a(i, (5 * i) % d) = 0.0;  // some zeros for the sparse rows
+    OjaSketchOptions o;
+    o.ell = ell;
+    o.seed = 17;
+    o.gamma = gamma;
+    o.form = form;
+    OjaSketch sketch(comm, d, o);
+    RowSlicer slicer(sketch.partition(), comm.rank());
+    for (index_t i = 0; i < a.n; ++i) {
+      const auto row = row_of(a, i);
+      std::vector<index_t> idx;
+      std::vector<double> val;
+      for (index_t j = 0; j < d; ++j)
+        if (row[j] != 0.0) idx.push_back(j), val.push_back(row[j]);
+      sketch.insert(form == SketchForm::dense ? slicer.dense(row) : slicer.sparse(idx, val));
+    }
+    std::vector<double> lambda;
+    const auto s = dense_oja(a, ell, 17, gamma, lambda);
+    const auto b = gather_sketch(sketch);
+    EXPECT_LT(relative_max_diff(gram_of_columns(b), gram_of_columns(s)), 1e-9);
+    for (index_t i = 0; i < ell; ++i) EXPECT_NEAR(sketch.eigenvalues()[i], lambda[i], 1e-9 * (1 + lambda[i]));
+    // Each row's rate matters: Γ_t = I/t gives other eigenvalues.
+    std::vector<double> lambda_identity;
+    dense_oja(a, ell, 17, std::vector<double>(ell, 1.0), lambda_identity);
+    EXPECT_GT(relative_max_diff(lambda_identity, lambda), 1e-3);
+  }
+}
+
+TEST(SonOptions, OjaSonWithPerRowStepSizesIsDenseSonOnItsSketch) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 12, n = 100;
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.5, 21);
+    for (const LossKind loss_kind : {LossKind::squared, LossKind::logistic}) {
+      SCOPED_TRACE(to_string(loss_kind) + (dense ? " dense" : " sparse"));
+      LearnerSpec spec = son_spec("oja-son", loss_kind, 3);
+      spec.oja_gamma = {0.3, 1.0, 0.6};
+      auto learner = make_learner(comm, d, spec);
+      EXPECT_EQ(learner->spec().oja_gamma, spec.oja_gamma);
+      expect_dense_son_on_own_sketch(*learner, data.x, data.binary, dense, 1e-8);
+      auto serial = make_learner(self, d, spec);
+      run(*serial, data.x, data.binary, dense);
+      EXPECT_LT(relative_max_diff(gather_weights(*learner), gather_weights(*serial)), 1e-10);
+      // One γ for every row is the same as ell copies of it, and γ = 1 the same as none, bit for bit.
+      LearnerSpec one = spec, copies = spec, unit = spec, none = spec;
+      one.oja_gamma = {0.5};
+      copies.oja_gamma = {0.5, 0.5, 0.5};
+      unit.oja_gamma = {1.0};
+      none.oja_gamma = {};
+      std::vector<std::vector<double>> w;
+      for (const LearnerSpec* s : {&one, &copies, &unit, &none}) {
+        auto l = make_learner(comm, d, *s);
+        run(*l, data.x, data.binary, dense);
+        w.push_back(gather_weights(*l));
+      }
+      EXPECT_EQ(w[0], w[1]);
+      EXPECT_EQ(w[2], w[3]);
+      EXPECT_NE(w[0], w[2]);
+    }
+  }
+}
+
+TEST(SonOptions, OjaStepSizesAreChecked) {
+  const auto comm = world();
+  auto spec_with = [](const std::string& algorithm, index_t ell, std::vector<double> gamma) {
+    LearnerSpec s = son_spec(algorithm, LossKind::squared, ell);
+    s.oja_gamma = std::move(gamma);
+    return s;
+  };
+  EXPECT_THROW(make_learner(comm, 8, spec_with("oja-son", 3, {0.5, 0.5})), InvalidArgument);  // neither 1 nor ℓ
+  EXPECT_THROW(make_learner(comm, 8, spec_with("oja-son", 3, {0.5, 0.0, 0.5})), InvalidArgument);
+  EXPECT_THROW(make_learner(comm, 8, spec_with("oja-son", 3, {1.5})), InvalidArgument);
+  EXPECT_THROW(make_learner(comm, 8, spec_with("oja-son", 3, {std::nan("")})), InvalidArgument);
+  EXPECT_THROW(make_learner(comm, 8, spec_with("oja-son", 0, {0.5})), InvalidArgument);  // no sketch
+  for (const char* name : {"fd-son", "fast-fd-son", "rp-son", "rfd-son", "fast-rfd-son"})
+    EXPECT_THROW(make_learner(comm, 8, spec_with(name, 3, {0.5})), InvalidArgument) << name;
+  EXPECT_NO_THROW(make_learner(comm, 8, spec_with("oja-son", 3, {0.5, 1.0, 0.1})));
 }

@@ -72,6 +72,9 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
   ADASKETCH_REQUIRE(options.C > 0.0, "C = " + std::to_string(options.C));  // +∞ allowed, NaN rejected
   ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + std::to_string(options.sigma));
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + std::to_string(options.eta));
+  ADASKETCH_REQUIRE(options.oja_gamma.empty() || (options.sketch == SketchKind::oja && options.ell >= 1),
+                    "oja_gamma has " + std::to_string(options.oja_gamma.size()) + " values, but only oja-son with ell >= 1 " +
+                        "takes Oja's step sizes (" + name() + ", ell = " + std::to_string(options.ell) + ")");
   regularized_ = options.sketch == SketchKind::rfd || options.sketch == SketchKind::fast_rfd;
   form_resolved_ = options.sketch_form != FormChoice::automatic;
   install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
@@ -89,6 +92,7 @@ void SketchedNewton::install_sketch(SketchForm form) {
   spec.alpha0 = regularized_ ? options_.alpha : 0.0;
   spec.form = form;
   spec.max_growth = options_.max_growth;
+  spec.oja_gamma = options_.oja_gamma;
   sketch_ = make_sketch(comm(), partition(), spec);
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
@@ -129,6 +133,7 @@ LearnerSpec SketchedNewton::spec() const {
   s.eta_schedule = options_.eta_schedule;
   if (form_resolved_ && sketch_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
   if (options_.sketch == SketchKind::rp || options_.sketch == SketchKind::oja) s.seed = options_.seed;
+  s.oja_gamma = options_.oja_gamma;
   return s;
 }
 
@@ -430,6 +435,7 @@ std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const Bl
   options.eta_schedule = spec.eta_schedule;
   options.seed = spec.seed;
   options.sketch_form = spec.form;
+  options.oja_gamma = spec.oja_gamma;
   return std::make_unique<SketchedNewton>(comm, partition, Loss(spec.loss, spec.classes), options);
 }
 

@@ -58,7 +58,7 @@
 namespace adasketch {
 
 struct SketchedNewtonOptions {
-  /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, Γ_t = I/t),
+  /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, eq. (4)),
   /// rfd, fast-rfd (RFD paper Alg. 3, 4: α_t grows by σ_ℓ²/2 at every shrink).
   SketchKind sketch = SketchKind::fast_rfd;
   /// Sketch size ℓ (m in the papers), ≥ 0; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d. 0: no
@@ -82,6 +82,10 @@ struct SketchedNewtonOptions {
   FormChoice sketch_form = FormChoice::automatic;
   /// Sparse fd and oja sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
   double max_growth = defaults::max_growth;
+  /// Oja-SON's step sizes Γ_t = diag(γ_1, …, γ_m)/t (SON eq. (4)): empty for I/t (SON §5), one γ for
+  /// every row, or ell values; each in (0, 1] (OjaSketchOptions::gamma). Only the oja sketch (ell ≥ 1)
+  /// takes them.
+  std::vector<double> oja_gamma{};
 };
 
 class SketchedNewton final : public Learner {
@@ -99,7 +103,8 @@ class SketchedNewton final : public Learner {
   std::string name() const override;
   /// Local: out[j] = u[begin + j], the slice of u = ū + Zᵀc (the weights before the next projection).
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, and the form.
+  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, (oja) oja_gamma,
+  /// and the form.
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;
 
