@@ -49,12 +49,21 @@ std::vector<double> pseudo_inverse(std::vector<double> a, index_t n, double tole
 /// Lemma 1: argmin_{|wᵀx| ≤ C} ‖w − u‖_A = u − τ_C(uᵀx)/(xᵀA⁻¹x) A⁻¹x for a positive definite A.
 std::vector<double> lemma1(const std::vector<double>& u, const std::vector<double>& a, const std::vector<double>& x,
                            double C);
+/// Lemma 2 (SON App. B) for a positive semidefinite A with pseudo-inverse `pinv`: x counts as in
+/// range(A) when ‖(I − A⁺A)x‖² ≤ range_tolerance·‖x‖². Sets *in_range.
+std::vector<double> lemma2(const std::vector<double>& u, const std::vector<double>& a, const std::vector<double>& pinv,
+                           const std::vector<double>& x, double C, double range_tolerance, bool* in_range);
 /// Steps a binary SON learner through examples [0, x.n) and checks each step against dense SON (Alg. 1
 /// lines 5 and 9 with d×d matrices) on the learner's own sketch, read before and after the step:
-/// w = Lemma 1 on A_{t−1}, u_{t+1} = w − A_t⁻¹g_t, with A = alpha I + BᵀB. Compares the step loss and
-/// the weights to `tolerance` after every step (then continues from the learner's weights).
-void expect_dense_son_on_own_sketch(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels,
-                                    bool dense, double tolerance);
+/// w = Lemma 1 on A_{t−1}, u_{t+1} = w − A_t⁻¹g_t, with A = αI + BᵀB; when α = 0, Lemma 2 and A⁺
+/// (SON App. D) with eigenvalues ≤ 1e-10·λ_max as zero. Compares the step loss and the weights to
+/// `tolerance` after every step (then continues from the learner's weights). Returns the examples
+/// whose projection was active with x ∈ range(A) and with x ∉ range(A).
+struct ProjectionCounts {
+  int in_range = 0, off_range = 0;
+};
+ProjectionCounts expect_dense_son_on_own_sketch(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels,
+                                                bool dense, double tolerance);
 /// The sketch B (R×d) of a SON learner gathered on every rank, or 0 rows when it has no sketch.
 DenseMatrix gather_son_sketch(const Learner& learner);
 /// α I + BᵀB (D×D) from a SON learner's sketch (collective).

@@ -3,11 +3,15 @@
 //   - m = 0 (ell = 0): projected online gradient descent with step 1/α (SON Fig. 1's m = 0).
 //   - Oja's per-row step sizes Γ_t = diag(γ)/t: the sketch (dense and sparse forms) against eq. (4)
 //     with Householder QR from the same V_0, and Oja-SON against dense SON on its own sketch.
+//   - α = 0: FD-SON on gradients of rank < ℓ against App. D's algorithm (A_t = Σ(σ + η_s)g_sg_sᵀ, LAPACK
+//     pseudo-inverse, Lemma 2), and FD-SON, fast FD-SON and RP-SON against Lemma 2 and A⁺ on their
+//     own sketches.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -256,4 +260,146 @@ TEST(SonOptions, OjaStepSizesAreChecked) {
   for (const char* name : {"fd-son", "fast-fd-son", "rp-son", "rfd-son", "fast-rfd-son"})
     EXPECT_THROW(make_learner(comm, 8, spec_with(name, 3, {0.5})), InvalidArgument) << name;
   EXPECT_NO_THROW(make_learner(comm, 8, spec_with("oja-son", 3, {0.5, 1.0, 0.1})));
+}
+
+// ---- α = 0: the pseudo-inverse ----------------------------------------------------------------------------
+
+namespace {
+
+// n examples whose nonzeros lie in `support` (a coordinate subspace of dimension |support| < ℓ), or,
+// with an empty support, dense examples in a random 3-dimensional subspace.
+DenseMatrix low_rank_rows(index_t n, index_t d, const std::vector<index_t>& support, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  DenseMatrix x{n, d, std::vector<double>(static_cast<std::size_t>(n * d), 0.0)};
+  if (!support.empty()) {
+    for (index_t i = 0; i < n; ++i)
+      for (const index_t j : support)
+        if (unit(gen) < 0.6) x(i, j) = normal(gen);
+    return x;
+  }
+  // An orthonormal basis q_1, q_2, q_3 (Gram–Schmidt of Gaussian rows); x = Σ_r z_r q_r, z_r ~ N(0, 1).
+  std::vector<std::vector<double>> q(3, std::vector<double>(static_cast<std::size_t>(d)));
+  for (std::size_t r = 0; r < q.size(); ++r) {
+    for (double& v : q[r]) v = normal(gen);
+    for (std::size_t p = 0; p < r; ++p) {
+      const double c = dot(q[r], q[p]);
+      for (index_t j = 0; j < d; ++j) q[r][j] -= c * q[p][j];
+    }
+    const double norm = std::sqrt(dot(q[r], q[r]));
+    for (double& v : q[r]) v /= norm;
+  }
+  for (index_t i = 0; i < n; ++i)
+    for (const auto& qr : q) {
+      const double z = normal(gen);
+      for (index_t j = 0; j < d; ++j) x(i, j) += z * qr[j];
+    }
+  return x;
+}
+
+std::vector<double> labels_of(const DenseMatrix& x, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> truth(static_cast<std::size_t>(x.d)), y;
+  for (double& v : truth) v = normal(gen);
+  for (index_t i = 0; i < x.n; ++i) y.push_back(dot(row_of(x, i), truth) + 0.1 * normal(gen) >= 0.0 ? 1.0 : -1.0);
+  return y;
+}
+
+}  // namespace
+
+TEST(SonOptions, AlphaZeroFdSonIsAppendixDWhileTheGradientsSpanFewerThanEllDimensions) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 9, n = 80;
+  for (const bool dense : {true, false}) {
+    // Sparse: rows on 4 coordinates; dense: rows in a random 3-dimensional subspace. ℓ = 5 > rank.
+    const auto x = low_rank_rows(n, d, dense ? std::vector<index_t>{} : std::vector<index_t>{1, 3, 4, 7}, 31);
+    const auto y = labels_of(x, 32);
+    for (const char* name : {"fd-son", "fast-fd-son"}) {
+      for (const LossKind loss_kind : {LossKind::squared, LossKind::logistic}) {
+        SCOPED_TRACE(std::string(name) + " " + to_string(loss_kind) + (dense ? " dense" : " sparse"));
+        LearnerSpec spec = son_spec(name, loss_kind, 5);
+        spec.alpha0 = 0.0;
+        spec.C = 0.1;
+        auto learner = make_learner(comm, d, spec);
+        const double tolerance = dynamic_cast<const SketchedNewton&>(*learner).options().rank_tolerance;
+        const Loss loss(loss_kind);
+        // App. D: A_t = Σ_{s≤t}(σ + η_s)g_sg_sᵀ, w_t = Lemma 2 on A_{t−1}, u_{t+1} = w_t − A_t⁺g_t.
+        std::vector<double> a(static_cast<std::size_t>(d * d), 0.0), u(static_cast<std::size_t>(d), 0.0);
+        int in_range = 0, off_range = 0;
+        for (index_t t = 1; t <= n; ++t) {
+          const auto xt = row_of(x, t - 1);
+          bool inside = false;
+          const auto w = lemma2(u, a, pseudo_inverse(a, d, tolerance), xt, spec.C, std::sqrt(tolerance), &inside);
+          if (w != u) ++(inside ? in_range : off_range);
+          const double p[1] = {dot(w, xt)};
+          double dl = 0.0;
+          loss.derivative(p, y[t - 1], std::span<double>(&dl, 1));
+          const double s = spec.sigma + eta_at(spec, t);
+          for (index_t i = 0; i < d; ++i)
+            for (index_t j = 0; j < d; ++j) a[i * d + j] += s * dl * dl * xt[i] * xt[j];
+          std::vector<double> g(xt.size());
+          for (index_t j = 0; j < d; ++j) g[j] = dl * xt[j];
+          const auto z = matvec(pseudo_inverse(a, d, tolerance), g);
+          for (index_t j = 0; j < d; ++j) u[j] = w[j] - z[j];
+          const auto e = slice_row(xt, learner->partition(), comm.rank(), dense);
+          const double step_loss = learner->step(e.row(), y[t - 1]).loss;
+          ASSERT_NEAR(step_loss, loss.value(p, y[t - 1]), 1e-8 * std::max(1.0, step_loss)) << "t = " << t;
+          ASSERT_LT(relative_max_diff(gather_weights(*learner), u), 1e-8) << "t = " << t;
+        }
+        EXPECT_GT(in_range, 0);
+        EXPECT_GT(off_range, 0);
+        auto serial = make_learner(self, d, spec);
+        run(*serial, x, y, dense);
+        EXPECT_LT(relative_max_diff(gather_weights(*learner), gather_weights(*serial)), 1e-10);
+      }
+    }
+  }
+}
+
+TEST(SonOptions, AlphaZeroIsLemma2AndThePseudoInverseOnTheLearnersOwnSketch) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 10, n = 70;
+  for (const bool low_rank : {true, false}) {
+    for (const bool dense : {true, false}) {
+      // Low rank: x ∈ range(A) once the sketch holds the subspace; full rank: x ∉ range(A) (ℓ < d).
+      const auto x = low_rank ? low_rank_rows(n, d, dense ? std::vector<index_t>{} : std::vector<index_t>{0, 2, 5}, 7)
+                              : make_son_data(n, d, dense ? 1.0 : 0.4, 8, 1.0 / std::sqrt(static_cast<double>(d))).x;
+      const auto y = labels_of(x, 9);
+      for (const char* name : {"fd-son", "fast-fd-son", "rp-son"}) {
+        SCOPED_TRACE(std::string(name) + (low_rank ? " low rank" : " full rank") + (dense ? " dense" : " sparse"));
+        LearnerSpec spec = son_spec(name, LossKind::squared, 4);
+        spec.alpha0 = 0.0;
+        spec.C = 0.5;
+        auto learner = make_learner(comm, d, spec);
+        const auto counts = expect_dense_son_on_own_sketch(*learner, x, y, dense, 1e-7);
+        if (low_rank) {
+          EXPECT_GT(counts.in_range, 0);
+        }
+        EXPECT_GT(counts.off_range, 0);
+        auto serial = make_learner(self, d, spec);
+        run(*serial, x, y, dense);
+        EXPECT_LT(relative_max_diff(gather_weights(*learner), gather_weights(*serial)), 1e-9);
+      }
+    }
+  }
+}
+
+TEST(SonOptions, AlphaZeroIsRefusedWhereThePaperDoesNotAllowIt) {
+  const auto comm = world();
+  for (const char* name : {"oja-son", "rfd-son", "fast-rfd-son"}) {
+    LearnerSpec spec = son_spec(name, LossKind::squared, 3);
+    spec.alpha0 = 0.0;
+    EXPECT_THROW(make_learner(comm, 8, spec), InvalidArgument) << name;
+  }
+  for (const char* name : {"fd-son", "fast-fd-son", "rp-son"}) {
+    LearnerSpec spec = son_spec(name, LossKind::squared, 3);
+    spec.alpha0 = 0.0;
+    EXPECT_NO_THROW(make_learner(comm, 8, spec)) << name;
+    spec.ell = 0;  // A = 0
+    EXPECT_THROW(make_learner(comm, 8, spec), InvalidArgument) << name;
+  }
 }

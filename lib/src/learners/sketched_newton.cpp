@@ -31,10 +31,21 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
                                const SketchedNewtonOptions& options)
     : Learner(comm, partition, checked_loss(loss)), options_(options) {
   ADASKETCH_REQUIRE(options.ell >= 0, "ell = " + std::to_string(options.ell));
-  ADASKETCH_REQUIRE(std::isfinite(options.alpha) && options.alpha >= std::numeric_limits<double>::min(),
+  ADASKETCH_REQUIRE(std::isfinite(options.alpha) &&
+                        (options.alpha == 0.0 || options.alpha >= std::numeric_limits<double>::min()),
                     "alpha = " + std::to_string(options.alpha) +
-                        " (SON needs α > 0 and normal, since 1/α of a subnormal overflows; for RFD-SON α₀ > 0, since "
-                        "α₀I + BᵀB is singular before the first shrink)");
+                        " (SON needs α > 0 and normal, since 1/α of a subnormal overflows, or α = 0)");
+  pseudo_inverse_ = options.alpha == 0.0;
+  // α = 0 (the pseudo-inverse): where the paper allows it (sketched_newton.hpp).
+  ADASKETCH_REQUIRE(!pseudo_inverse_ || options.sketch == SketchKind::fd || options.sketch == SketchKind::fast_fd ||
+                        options.sketch == SketchKind::rp,
+                    "alpha = 0 takes the pseudo-inverse of BᵀB (SON App. D) only in fd-son, fast-fd-son and rp-son, not " +
+                        name() + (options.sketch == SketchKind::oja
+                                      ? " (Oja's SᵀS is no sketch of GᵀG whose pseudo-inverse the paper uses)"
+                                      : " (RFD-SON needs α₀ > 0: α₀I + BᵀB is singular before the first shrink)"));
+  ADASKETCH_REQUIRE(!pseudo_inverse_ || options.ell >= 1, "alpha = 0 with ell = 0 leaves A = 0: the weights never move");
+  ADASKETCH_REQUIRE(options.rank_tolerance > 0.0 && options.rank_tolerance < 1.0,
+                    "rank_tolerance = " + std::to_string(options.rank_tolerance));
   ADASKETCH_REQUIRE(options.C > 0.0, "C = " + std::to_string(options.C));  // +∞ allowed, NaN rejected
   ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + std::to_string(options.sigma));
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + std::to_string(options.eta));
@@ -74,6 +85,10 @@ void SketchedNewton::install_sketch(SketchForm form) {
   zx_.assign(Rz, 0.0);
   hx_.assign(R, 0.0);
   scratch_.assign(Rz, 0.0);
+  if (pseudo_inverse_) {
+    eigen_ = SymmetricEigen(static_cast<int>(R));
+    pinv_scratch_.assign(R, 0.0);
+  }
   factor_all();
 }
 
@@ -154,12 +169,13 @@ void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out)
   const Projection pr = project(x);
   std::vector<double> c(c_);
   std::copy(ubar_.begin(), ubar_.end(), out.begin());
-  if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂), as in do_step
+  if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂) (or u − γBᵀH²x̂), as in do_step
     if (sketch_) {
       sketch_->mix_transpose(hx_, scratch_);
-      for (index_t i = 0; i < basis_; ++i) c[i] += pr.gamma * scratch_[i];
+      const double step = pr.in_range ? -pr.gamma : pr.gamma;
+      for (index_t i = 0; i < basis_; ++i) c[i] += step * scratch_[i];
     }
-    detail::add_scaled(x, -pr.gamma, out);
+    if (!pr.in_range) detail::add_scaled(x, -pr.gamma, out);
   }
   if (sketch_) sketch_->add_local_transpose_product(c, out);
 }

@@ -1,4 +1,5 @@
-// SketchedNewton's cached factor of α I + BBᵀ (sketched_newton.hpp).
+// SketchedNewton's cached factor of α I + BBᵀ, or of the pseudo-inverse (BBᵀ)⁺ when α = 0
+// (sketched_newton.hpp).
 #include <algorithm>
 #include <cmath>
 
@@ -10,6 +11,7 @@ namespace adasketch {
 // ---- The cached Cholesky factor L Lᵀ = α I + B Bᵀ (row-major lower triangle of factor_). -------------
 
 void SketchedNewton::factor_all() {
+  if (pseudo_inverse_) return factor_pseudo_inverse();
   // Right-looking (outer-product) Cholesky on the columns of L, stored contiguously (cols[j·R + i] =
   // L_ij): its inner loops run over independent entries, where factor_row's dot products wait on one
   // accumulator. Each entry takes the same operations in the same order as in factor_row (g, then
@@ -40,7 +42,28 @@ void SketchedNewton::factor_all() {
   }
 }
 
+void SketchedNewton::factor_pseudo_inverse() {
+  // BBᵀ = UΛUᵀ; H = (BBᵀ)⁺ = YᵀY with Y = Λ⁺^{1/2}Uᵀ, λ_i ≤ rank_tolerance·λ_max taken as zero
+  // (SON App. D, Lemma 2).
+  const auto g = sketch_->gram();
+  const index_t R = rows_;
+  eigen_.compute(g);
+  const auto lambda = eigen_.values();  // descending
+  const auto u = eigen_.vectors();      // eigenvector i in column i
+  factor_alpha_ = 0.0;
+  factor_trace_ = 0.0;
+  for (index_t i = 0; i < R; ++i) {
+    const double l = lambda[i];
+    const bool kept = lambda[0] > 0.0 && l > options_.rank_tolerance * lambda[0];
+    const double scale = kept ? 1.0 / std::sqrt(l) : 0.0;
+    for (index_t r = 0; r < R; ++r) factor_[i * R + r] = scale * u[r * R + i];
+    factor_trace_ += g[i * R + i];
+    trace_part_[i] = g[i * R + i];
+  }
+}
+
 void SketchedNewton::factor_row(index_t k) {
+  if (pseudo_inverse_) return factor_pseudo_inverse();
   // Cholesky–Banachiewicz: row k of L from rows 0..k−1, so recomputing one row after the Gram changed
   // only in row/column k (an FD insertion into a free row, whose later rows are zero) gives exactly
   // the factor a full recomputation would.
@@ -67,6 +90,16 @@ void SketchedNewton::factor_row(index_t k) {
 
 void SketchedNewton::forward(std::span<double> v) const noexcept {
   const index_t R = rows_;
+  if (pseudo_inverse_) {  // v ← Yv
+    for (index_t i = 0; i < R; ++i) {
+      const double* yi = factor_.data() + i * R;
+      double s = 0.0;
+      for (index_t r = 0; r < R; ++r) s += yi[r] * v[r];
+      pinv_scratch_[i] = s;
+    }
+    std::copy(pinv_scratch_.begin(), pinv_scratch_.end(), v.begin());
+    return;
+  }
   for (index_t i = 0; i < R; ++i) {
     const double* li = factor_.data() + i * R;
     double s = v[i];
@@ -77,6 +110,15 @@ void SketchedNewton::forward(std::span<double> v) const noexcept {
 
 void SketchedNewton::backward(std::span<double> v) const noexcept {
   const index_t R = rows_;
+  if (pseudo_inverse_) {  // v ← Yᵀv
+    std::fill(pinv_scratch_.begin(), pinv_scratch_.end(), 0.0);
+    for (index_t i = 0; i < R; ++i) {
+      const double* yi = factor_.data() + i * R;
+      for (index_t r = 0; r < R; ++r) pinv_scratch_[r] += yi[r] * v[i];
+    }
+    std::copy(pinv_scratch_.begin(), pinv_scratch_.end(), v.begin());
+    return;
+  }
   for (index_t i = R - 1; i >= 0; --i) {
     double s = v[i];
     for (index_t j = i + 1; j < R; ++j) s -= factor_[j * R + i] * v[j];

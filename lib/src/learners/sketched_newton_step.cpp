@@ -54,6 +54,22 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   double q = 0.0;
   for (index_t i = 0; i < R; ++i) q += hx_[i] * hx_[i];
   backward(hx_);  // H x̂
+  if (pseudo_inverse_) {
+    // α = 0, Lemma 2: r = xᵀx − x̂ᵀHx̂ = ‖(I − A⁺A)x‖², H = (BBᵀ)⁺.
+    const double r = p.xx - q;
+    if (r > std::sqrt(options_.rank_tolerance) * p.xx) {  // x ∉ range(A): γ = τ_C(uᵀx)/r
+      p.gamma = p.tau / r;
+      return p;
+    }
+    // x ∈ range(A): xᵀA⁺x = ‖Hx̂‖², A⁺x = BᵀH²x̂.
+    double s = 0.0;
+    for (index_t i = 0; i < R; ++i) s += hx_[i] * hx_[i];
+    forward(hx_);
+    backward(hx_);  // H²x̂
+    p.in_range = true;
+    p.gamma = s > 0.0 ? p.tau / s : 0.0;
+    return p;
+  }
   // xᵀx − x̂ᵀHx̂ = α xᵀA⁻¹x ≥ α‖x‖²/(α + λ_max(BᵀB)) ≥ α‖x‖²/(α + tr BBᵀ).
   const double floor = factor_alpha_ * p.xx / (factor_alpha_ + factor_trace_);
   const double denom = std::max(p.xx - q, floor);
@@ -92,10 +108,12 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label) {
   double kappa = 0.0;
   double prediction = pr.ux;
   if (pr.gamma != 0.0) {
-    // w = u − γ(x − BᵀHx̂): ū −= γx, c += γ Mᵀ(Hx̂). Prediction wᵀx = uᵀx − τ = ±C.
-    kappa -= pr.gamma;
+    // w = u − γ(x − BᵀHx̂): ū −= γx, c += γ Mᵀ(Hx̂) (w = u − γBᵀH²x̂: c only, when α = 0 and
+    // x ∈ range(A)). Prediction wᵀx = uᵀx − τ = ±C.
+    if (!pr.in_range) kappa -= pr.gamma;
+    const double step = pr.in_range ? -pr.gamma : pr.gamma;
     sk.mix_transpose(hx_, scratch_);
-    for (index_t i = 0; i < Rz; ++i) c_[i] += pr.gamma * scratch_[i];
+    for (index_t i = 0; i < Rz; ++i) c_[i] += step * scratch_[i];
     prediction = pr.ux - pr.tau;
     ++projections_;
   }
@@ -141,13 +159,24 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label) {
 
   // SON Alg. 1 line 9 / RFD-SON Alg. 5 line 10: u_{t+1} = w_t − A_t⁻¹g_t, A_t = α_tI + B_tᵀB_t.
   if (in_row_space) {
-    // Row `slot` of B is ĝ = root·g, so g = Bᵀe_slot/root and A⁻¹g = Bᵀ(αI + BBᵀ)⁻¹e_slot/root.
+    // Row `slot` of B is ĝ = root·g, so g = Bᵀe_slot/root and A⁻¹g = Bᵀ(αI + BBᵀ)⁻¹e_slot/root
+    // (with α = 0: A⁺Bᵀ = BᵀH, H = (BBᵀ)⁺).
     std::fill(solve_.begin(), solve_.end(), 0.0);
     solve_[slot] = 1.0;
     forward(solve_);
     backward(solve_);
     sk.mix_transpose(solve_, scratch_);
     for (index_t i = 0; i < Rz; ++i) c_[i] -= scratch_[i] / root;
+  } else if (pseudo_inverse_) {
+    // α = 0 (SON App. D): A⁺g = BᵀH²Bg with Bg = ℓ' M(Z_new x): c −= Mᵀ(H²Bg).
+    sk.mix(zx_, solve_);
+    for (double& v : solve_) v *= dl;
+    forward(solve_);
+    backward(solve_);
+    forward(solve_);
+    backward(solve_);
+    sk.mix_transpose(solve_, scratch_);
+    for (index_t i = 0; i < Rz; ++i) c_[i] -= scratch_[i];
   } else {
     // Woodbury: A⁻¹g = (g − BᵀHBg)/α with Bg = ℓ' M(Z_new x): ū −= (ℓ'/α)x, c += Mᵀ(H Bg)/α.
     const double a = factor_alpha_;

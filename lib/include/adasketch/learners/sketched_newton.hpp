@@ -22,8 +22,9 @@
 // costs time independent of d (SON §4, App. G). The per-example path does not allocate.
 //
 // Choices (documented deviations and edge cases):
-//   - α must be > 0, also α₀ for RFD-SON: with α₀ = 0, A_t = BᵀB is singular before the first
-//     shrink (the RFD paper's Theorem 5 has ln(α_T/α₀) and is void there too). Tiny α₀ (1e-10) works.
+//   - α > 0, or α = 0 where the paper allows it (below). RFD-SON needs α₀ > 0: with α₀ = 0,
+//     A_t = BᵀB is singular before the first shrink and the RFD paper's Theorem 5 has ln(α_T/α₀).
+//     Tiny α₀ (1e-10) works.
 //   - A zero gradient (ℓ' = 0, x = 0, or σ + η_t = 0) is not inserted into the sketch: FD (Alg. 2)
 //     and Oja (S_t = (tΛ_t)^{1/2}V_t with Λ_t = (1 − 1/t)Λ_{t−1}) would be unchanged by it anyway,
 //     fast FD would spend a buffer row on a zero and RP would only advance its random counter.
@@ -44,6 +45,22 @@
 //     to-sketch vector, have no effect), so the step is projected online gradient descent with step
 //     1/α: w = u − τ_C(uᵀx)x/‖x‖², u_{t+1} = w − g/α, the m = 0 baseline of SON Fig. 1 and Table 3;
 //     RFD-SON's α_t stays α₀. No sketch object exists (sketch() is nullptr); O(s) per example.
+//   - α = 0 (fd-son, fast-fd-son and rp-son with one score; SON §2 after Alg. 1 and App. D: "set α = 0
+//     and replace the inverse with the Moore–Penrose pseudoinverse"; §3: RP-SON with α = 0 is
+//     invariant to linear transformations for each realization of the randomness): A_t = B_tᵀB_t,
+//     A⁺ = BᵀH²B with H = (BBᵀ)⁺. The projection is Lemma 2 (App. B), with x̂ = Bx and
+//     r = xᵀx − x̂ᵀHx̂ = ‖(I − A⁺A)x‖²:
+//       x ∉ range(A) (r > √rank_tolerance·‖x‖²):  w = u − τ_C(uᵀx)/r · (x − BᵀHx̂),
+//       x ∈ range(A):                              w = u − τ_C(uᵀx)/‖Hx̂‖² · BᵀH²x̂   (xᵀA⁺x = ‖Hx̂‖²);
+//     the Newton step is u_{t+1} = w_t − A_t⁺g_t = w_t − BᵀH²Bg_t (BᵀHe_k/sqrt(σ + η_t) after an FD
+//     insertion into the free row k, as above). H comes from an eigendecomposition of BBᵀ after
+//     every insertion (eigenvalues ≤ rank_tolerance·λ_max taken as zero): O(R³) per inserted example.
+//     While the gradients span fewer than ℓ dimensions FD drops nothing and FD-SON is App. D's
+//     invariant algorithm exactly; beyond that Theorem 3's bound, which has 1/α, says nothing.
+//     Refused (InvalidArgument): RFD-SON (above); Oja-SON, whose S_tᵀS_t = tV_tᵀΛ_tV_t never equals
+//     G_tᵀG_t and which the paper runs only with α > 0 (1/α is its step size, §5), so neither App. D's
+//     invariance nor a regret bound carries over; ell = 0 (A = 0 never moves); softmax (Lemma 2
+//     handles one constraint |wᵀx| ≤ C, not K).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -52,6 +69,7 @@
 
 #include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
@@ -64,7 +82,8 @@ struct SketchedNewtonOptions {
   /// Sketch size ℓ (m in the papers), ≥ 0; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d. 0: no
   /// sketch, A = αI (see above).
   index_t ell = defaults::ell;
-  /// SON's α (> 0); for rfd and fast-rfd the initial α₀ (> 0) of the sketch's α_t.
+  /// SON's α (> 0, or 0 for fd, fast-fd and rp: the pseudo-inverse, see above); for rfd and fast-rfd
+  /// the initial α₀ (> 0) of the sketch's α_t.
   double alpha = defaults::alpha;
   /// Radius of K_t = {w : |wᵀx_t| ≤ C} (> 0; +∞ disables the projection).
   double C = defaults::C;
@@ -86,6 +105,12 @@ struct SketchedNewtonOptions {
   /// every row, or ell values; each in (0, 1] (OjaSketchOptions::gamma). Only the oja sketch (ell ≥ 1)
   /// takes them.
   std::vector<double> oja_gamma{};
+  /// α = 0: eigenvalues of BBᵀ ≤ rank_tolerance·λ_max count as zero, and x counts as in range(A)
+  /// when ‖(I − A⁺A)x‖² ≤ √rank_tolerance·‖x‖², in (0, 1). The Gram is exact to about R·u·λ_max
+  /// (u = 2⁻⁵³); with κ ≤ 1/rank_tolerance, x̂ᵀHx̂ is accurate to about u/rank_tolerance·‖x‖² ≈ 1e-6‖x‖²,
+  /// well inside the range test's √rank_tolerance = 1e-5. LearnerSpec has no field: make_learner
+  /// uses the default.
+  double rank_tolerance = 1e-10;
 };
 
 class SketchedNewton final : public Learner {
@@ -132,12 +157,14 @@ class SketchedNewton final : public Learner {
  private:
   struct Projection {
     double ux = 0.0, xx = 0.0, tau = 0.0, gamma = 0.0;
+    bool in_range = false;  // α = 0 and x ∈ range(A): w = u − γBᵀH²x̂, no multiple of x
   };
   /// The one Allreduce and the projection coefficients; leaves Z x in zx_ and, when gamma ≠ 0,
-  /// H x̂ in hx_.
+  /// H x̂ in hx_ (H²x̂ when in_range): w = u − γ(x − BᵀHx̂), or u − γBᵀH²x̂.
   Projection project(const LocalRow& x) const;
-  /// Cholesky factor of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
-  /// into the free row k leaves the other rows of the factor unchanged).
+  /// Cholesky factor L of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
+  /// into the free row k leaves the other rows of the factor unchanged). α = 0: the factor Y of the
+  /// pseudo-inverse H = YᵀY (Y = Λ⁺^{1/2}Uᵀ from BBᵀ = UΛUᵀ), always all rows.
   void factor_all();
   /// Builds the sketch in `form` (none when ell = 0) and sizes everything that depends on it (a fresh
   /// learner).
@@ -147,7 +174,8 @@ class SketchedNewton final : public Learner {
   /// The step without a sketch (ell = 0): A = αI.
   StepResult step_plain(const LocalRow& x, double label);
   void factor_row(index_t k);
-  /// v ← L⁻¹v, and v ← L⁻ᵀv (so that solving is forward then backward).
+  void factor_pseudo_inverse();
+  /// v ← L⁻¹v, and v ← L⁻ᵀv (so that H v is forward then backward); α = 0: v ← Yv and v ← Yᵀv.
   void forward(std::span<double> v) const noexcept;
   void backward(std::span<double> v) const noexcept;
   /// ū += a·x on this rank's entries.
@@ -156,6 +184,7 @@ class SketchedNewton final : public Learner {
   SketchedNewtonOptions options_;
   std::unique_ptr<Sketch> sketch_;
   bool regularized_ = false;                // α from the sketch (RFD)
+  bool pseudo_inverse_ = false;             // α = 0: A⁺ with H = (BBᵀ)⁺
   bool form_resolved_ = false;              // false until an automatic form is chosen (first step)
   index_t rows_ = 0;   // R: rows of B (and of the factor)
   index_t basis_ = 0;  // R_z: rows of the sketch's stored basis Z (and entries of c)
@@ -165,7 +194,9 @@ class SketchedNewton final : public Learner {
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
   std::vector<double> ubar_, c_, factor_, ghat_, zg_, solve_;
   std::vector<double> factor_columns_;      // factor_all's work space: L by columns
+  SymmetricEigen eigen_{1};                 // α = 0: BBᵀ = UΛUᵀ
   mutable std::vector<double> reduce_, zx_, hx_, scratch_;
+  mutable std::vector<double> pinv_scratch_;  // α = 0: forward's and backward's product
 };
 
 }  // namespace adasketch
