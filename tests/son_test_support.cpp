@@ -155,35 +155,46 @@ ProjectionCounts expect_dense_son_on_own_sketch(Learner& learner, const DenseMat
   const auto& son = dynamic_cast<const SketchedNewton&>(learner);
   const bool pinv = son.alpha() == 0.0;
   const double rank_tolerance = son.options().rank_tolerance;
+  const auto d = static_cast<std::size_t>(x.d);
+  // SON §5.2: D = 0.1·I + Σ diag(g gᵀ) in the original coordinates; the algorithm sees D^{-1/2}x.
+  std::vector<double> diag(d, spec.diag_rescale ? 0.1 : 1.0);
   ProjectionCounts counts;
-  std::vector<double> u = gather_weights(learner);
+  std::vector<double> u = gather_weights(learner);  // in the rescaled coordinates: D^{1/2}·weights
+  for (std::size_t j = 0; j < d; ++j) u[j] *= std::sqrt(diag[j]);
   for (index_t i = 0; i < x.n; ++i) {
     const auto xi = row_of(x, i);
+    auto fed = xi;
+    for (std::size_t j = 0; j < d; ++j) fed[j] /= std::sqrt(diag[j]);
     std::vector<double> w;
     const auto a_before = son_matrix(learner, son.alpha());
     if (pinv) {
       bool in_range = false;
-      w = lemma2(u, a_before, pseudo_inverse(a_before, x.d, rank_tolerance), xi, spec.C, std::sqrt(rank_tolerance),
+      w = lemma2(u, a_before, pseudo_inverse(a_before, x.d, rank_tolerance), fed, spec.C, std::sqrt(rank_tolerance),
                  &in_range);
       if (w != u) ++(in_range ? counts.in_range : counts.off_range);
     } else {
-      w = lemma1(u, a_before, xi, spec.C);
+      w = lemma1(u, a_before, fed, spec.C);
     }
-    const double p[1] = {dot(w, xi)};
+    const double p[1] = {dot(w, fed)};
     double dl = 0.0;
     loss.derivative(p, labels[i], std::span<double>(&dl, 1));
     const auto e = slice_row(xi, learner.partition(), learner.comm().rank(), dense);
     const double step_loss = learner.step(e.row(), labels[i]).loss;
     EXPECT_NEAR(step_loss, loss.value(p, labels[i]), tolerance * std::max(1.0, step_loss)) << "t = " << i;
-    std::vector<double> g(xi.size());
-    for (std::size_t j = 0; j < g.size(); ++j) g[j] = dl * xi[j];
+    std::vector<double> g(d);
+    for (std::size_t j = 0; j < d; ++j) g[j] = dl * fed[j];
     const auto a_after = son_matrix(learner, son.alpha());
     const auto z = pinv ? matvec(pseudo_inverse(a_after, x.d, rank_tolerance), g) : spd_solve(a_after, g, x.d);
-    for (std::size_t j = 0; j < u.size(); ++j) u[j] = w[j] - z[j];
+    std::vector<double> expected(d);
+    for (std::size_t j = 0; j < d; ++j) {
+      u[j] = w[j] - z[j];
+      if (spec.diag_rescale) diag[j] += (dl * xi[j]) * (dl * xi[j]);
+      expected[j] = u[j] / std::sqrt(diag[j]);  // the weights score original examples
+    }
     const auto lazy = gather_weights(learner);
-    EXPECT_LT(relative_max_diff(lazy, u), tolerance) << "t = " << i;
-    if (relative_max_diff(lazy, u) >= tolerance) break;
-    u = lazy;  // step by step, not accumulated round-off
+    EXPECT_LT(relative_max_diff(lazy, expected), tolerance) << "t = " << i;
+    if (relative_max_diff(lazy, expected) >= tolerance) break;
+    for (std::size_t j = 0; j < d; ++j) u[j] = lazy[j] * std::sqrt(diag[j]);  // step by step, not accumulated round-off
   }
   return counts;
 }

@@ -56,9 +56,10 @@ std::vector<double> lemma2(const std::vector<double>& u, const std::vector<doubl
 /// Steps a binary SON learner through examples [0, x.n) and checks each step against dense SON (Alg. 1
 /// lines 5 and 9 with d×d matrices) on the learner's own sketch, read before and after the step:
 /// w = Lemma 1 on A_{t−1}, u_{t+1} = w − A_t⁻¹g_t, with A = αI + BᵀB; when α = 0, Lemma 2 and A⁺
-/// (SON App. D) with eigenvalues ≤ 1e-10·λ_max as zero. Compares the step loss and the weights to
-/// `tolerance` after every step (then continues from the learner's weights). Returns the examples
-/// whose projection was active with x ∈ range(A) and with x ∉ range(A).
+/// (SON App. D) with eigenvalues ≤ rank_tolerance·λ_max as zero; with diag_rescale, on x̃ = D^{-1/2}x
+/// with D = 0.1·I + Σ diag(g gᵀ), g = ℓ'x (SON §5.2), the weights being D^{-1/2}u. Compares the step
+/// loss and the weights to `tolerance` after every step (then continues from the learner's weights).
+/// Returns the examples whose projection was active with x ∈ range(A) and with x ∉ range(A).
 struct ProjectionCounts {
   int in_range = 0, off_range = 0;
 };

@@ -61,6 +61,10 @@ void SketchedNewton::install_sketch(SketchForm form) {
   const auto dp = static_cast<std::size_t>(local_dim());
   ubar_.assign(dp, 0.0);
   reduce_.assign(2, 0.0);
+  if (options_.diag_rescale) {
+    diag_.assign(dp, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
+    rescaled_.assign(dp, 0.0);
+  }
   if (options_.ell == 0) return;  // A = αI: no sketch, no factor
   SketchSpec spec;
   spec.kind = options_.sketch;
@@ -115,12 +119,14 @@ LearnerSpec SketchedNewton::spec() const {
   if (form_resolved_ && sketch_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
   if (options_.sketch == SketchKind::rp || options_.sketch == SketchKind::oja) s.seed = options_.seed;
   s.oja_gamma = options_.oja_gamma;
+  s.diag_rescale = options_.diag_rescale;
   return s;
 }
 
 // ghat_, yg_, solve_ and the mutable buffers are rewritten in each step before they are read.
 void SketchedNewton::add_state_fields(StateFields& fields) {
   fields.block("son.ubar", partition(), comm().rank(), 1, ubar_);
+  if (options_.diag_rescale) fields.block("son.diag", partition(), comm().rank(), 1, diag_);
   if (!sketch_) {
     fields.integer("son.projections", projections_);
     return;
@@ -146,7 +152,8 @@ double SketchedNewton::eta(index_t t) const noexcept {
   return options_.eta;
 }
 
-void SketchedNewton::add_local_scores(const LocalRow& x, std::span<double> out) const {
+void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double> out) const {
+  const LocalRow x = rescaled(original);  // wᵀx = uᵀx̃ (diag_rescale)
   double s = detail::local_dot(ubar_, x);
   if (sketch_ && std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
     std::fill(scratch_.begin(), scratch_.end(), 0.0);
@@ -161,11 +168,18 @@ void SketchedNewton::weights(std::span<double> out) const {
                                                     std::to_string(ubar_.size()));
   std::copy(ubar_.begin(), ubar_.end(), out.begin());
   if (sketch_) sketch_->add_local_transpose_product(c_, out);
+  unscale(out);
 }
 
-void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out) const {
+void SketchedNewton::unscale(std::span<double> w) const noexcept {
+  if (!options_.diag_rescale) return;
+  for (std::size_t j = 0; j < diag_.size(); ++j) w[j] /= std::sqrt(diag_[j]);  // w = D^{-1/2}u
+}
+
+void SketchedNewton::projected_weights(const LocalRow& original, std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
                                                     std::to_string(ubar_.size()));
+  const LocalRow x = rescaled(original);
   const Projection pr = project(x);
   std::vector<double> c(c_);
   std::copy(ubar_.begin(), ubar_.end(), out.begin());
@@ -178,6 +192,7 @@ void SketchedNewton::projected_weights(const LocalRow& x, std::span<double> out)
     if (!pr.in_range) detail::add_scaled(x, -pr.gamma, out);
   }
   if (sketch_) sketch_->add_local_transpose_product(c, out);
+  unscale(out);
 }
 
 std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
@@ -198,6 +213,7 @@ std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const Bl
   options.seed = spec.seed;
   options.sketch_form = spec.form;
   options.oja_gamma = spec.oja_gamma;
+  options.diag_rescale = spec.diag_rescale;
   return std::make_unique<SketchedNewton>(comm, partition, Loss(spec.loss, spec.classes), options);
 }
 

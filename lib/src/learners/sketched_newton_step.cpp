@@ -77,29 +77,51 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   return p;
 }
 
-StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
-  if (!sketch_) return step_plain(x, label);
-  return step_sketched(x, label);
+LocalRow SketchedNewton::rescaled(const LocalRow& x) const {
+  if (!options_.diag_rescale) return x;
+  const auto v = x.values();
+  ADASKETCH_REQUIRE(v.size() <= rescaled_.size(), "the example has more local entries than local features");
+  if (x.is_dense()) {
+    for (std::size_t j = 0; j < v.size(); ++j) rescaled_[j] = v[j] / std::sqrt(diag_[j]);
+    return LocalRow::dense(std::span<const double>(rescaled_).first(v.size()));
+  }
+  const auto idx = x.indices();
+  for (std::size_t n = 0; n < v.size(); ++n) rescaled_[n] = v[n] / std::sqrt(diag_[static_cast<std::size_t>(idx[n])]);
+  return LocalRow::sparse(idx, std::span<const double>(rescaled_).first(v.size()));
 }
 
-StepResult SketchedNewton::step_plain(const LocalRow& x, double label) {
+void SketchedNewton::update_diagonal(const LocalRow& x, double dl) noexcept {
+  if (dl == 0.0) return;
+  detail::for_each_nonzero(x, [&](std::size_t j, double v) { diag_[j] += (dl * v) * (dl * v); });
+}
+
+StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
+  // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks), before anything
+  // reads the buffers the chosen form sizes.
+  if (!form_resolved_ && sketch_)
+    choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
+  // SON §5.2: the algorithm sees x̃ = D^{-1/2}x; D then takes the original gradient's diagonal.
+  const LocalRow fed = rescaled(x);
+  double dl = 0.0;
+  const StepResult result = sketch_ ? step_sketched(fed, label, dl) : step_plain(fed, label, dl);
+  if (options_.diag_rescale) update_diagonal(x, dl);
+  return result;
+}
+
+StepResult SketchedNewton::step_plain(const LocalRow& x, double label, double& dl) {
   // m = 0: A = αI. Projection (Lemma 1): w = u − τ_C(uᵀx)/‖x‖² x; Newton: u_{t+1} = w − ℓ'(wᵀx)x/α.
   const Projection pr = project(x);
   double kappa = -pr.gamma;
   if (pr.gamma != 0.0) ++projections_;
   const double score[1] = {pr.ux - pr.tau};
   const StepResult result{loss().value(score, label), loss().mistake(score, label)};
-  double dl = 0.0;
   loss().derivative(score, label, std::span<double>(&dl, 1));
   kappa -= dl / options_.alpha;
   add_to_ubar(x, kappa);
   return result;
 }
 
-StepResult SketchedNewton::step_sketched(const LocalRow& x, double label) {
-  // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks).
-  if (!form_resolved_)
-    choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
+StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double& dl) {
   const index_t Rz = basis_;
   Sketch& sk = *sketch_;
   const Projection pr = project(x);
@@ -119,7 +141,6 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label) {
   }
   const double score[1] = {prediction};
   const StepResult result{loss().value(score, label), loss().mistake(score, label)};
-  double dl = 0.0;
   loss().derivative(score, label, std::span<double>(&dl, 1));
   if (dl == 0.0 || pr.xx == 0.0) {  // g_t = 0: u_{t+1} = w_t
     add_to_ubar(x, kappa);

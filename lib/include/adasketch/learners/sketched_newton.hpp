@@ -61,6 +61,14 @@
 //     G_tᵀG_t and which the paper runs only with α > 0 (1/α is its step size, §5), so neither App. D's
 //     invariance nor a regret bound carries over; ell = 0 (A = 0 never moves); softmax (Lemma 2
 //     handles one constraint |wᵀx| ≤ C, not K).
+//   - Diagonal rescaling (diag_rescale, any variant; SON §5.2 and footnote 6): the algorithm is fed
+//     x̃_t = D_t^{-1/2}x_t instead of x_t, with D_t = D_1 + diag(Σ_{s<t} g_sg_sᵀ), D_1 =
+//     defaults::rescale_d1·I (0.1·I) and g_s = ℓ'_s x_s the gradient in the ORIGINAL coordinates (ℓ'_s
+//     at the step-s prediction): after step t, D_jj += (ℓ'_t x_tj)² on x_t's nonzeros, O(s). The
+//     algorithm's state (u, the sketch) lives in the rescaled coordinates; D is distributed like the
+//     weights. Convention for weights(), predict() and a saved model: they score ORIGINAL examples with
+//     the current D, i.e. w = D^{-1/2}u with D = D_{t+1} after t steps, so wᵀx = uᵀD^{-1/2}x is the
+//     score uᵀx̃ the next step starts from (before its projection).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -105,6 +113,8 @@ struct SketchedNewtonOptions {
   /// every row, or ell values; each in (0, 1] (OjaSketchOptions::gamma). Only the oja sketch (ell ≥ 1)
   /// takes them.
   std::vector<double> oja_gamma{};
+  /// Feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_sg_sᵀ) (SON §5.2; see above).
+  bool diag_rescale = false;
   /// α = 0: eigenvalues of BBᵀ ≤ rank_tolerance·λ_max count as zero, and x counts as in range(A)
   /// when ‖(I − A⁺A)x‖² ≤ √rank_tolerance·‖x‖², in (0, 1). The Gram is exact to about R·u·λ_max
   /// (u = 2⁻⁵³); with κ ≤ 1/rank_tolerance, x̂ᵀHx̂ is accurate to about u/rank_tolerance·‖x‖² ≈ 1e-6‖x‖²,
@@ -126,10 +136,11 @@ class SketchedNewton final : public Learner {
 
   /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son.
   std::string name() const override;
-  /// Local: out[j] = u[begin + j], the slice of u = ū + Zᵀc (the weights before the next projection).
+  /// Local: out[j] = u[begin + j], the slice of u = ū + Zᵀc (the weights before the next projection);
+  /// with diag_rescale, D^{-1/2}u (scores of original examples, see above).
   void weights(std::span<double> out) const override;
   /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, (oja) oja_gamma,
-  /// and the form.
+  /// diag_rescale, and the form.
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;
 
@@ -144,14 +155,16 @@ class SketchedNewton final : public Learner {
   index_t projections() const noexcept { return projections_; }
 
   /// Collective (one Allreduce). out[j] = w[begin + j] for w = argmin_{|wᵀx| ≤ C} ‖w − u‖_A, the
-  /// projection step() would apply to x now (Lemma 1); does not change the learner.
+  /// projection step() would apply to x now (Lemma 1; with diag_rescale, D^{-1/2}w for the projection
+  /// of u onto |wᵀx̃| ≤ C); does not change the learner.
   void projected_weights(const LocalRow& x, std::span<double> out) const;
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   /// out[0] += ūᵀx_p + cᵀ(Y_p x_p): this rank's part of uᵀx.
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
-  /// ū, c, the cached factor of αI + BBᵀ with its α and trace, the projection count, the sketch.
+  /// ū, c, the cached factor of αI + BBᵀ with its α and trace, the projection count, D (diag_rescale),
+  /// the sketch.
   void add_state_fields(StateFields& fields) override;
 
  private:
@@ -169,10 +182,16 @@ class SketchedNewton final : public Learner {
   /// Builds the sketch in `form` (none when ell = 0) and sizes everything that depends on it (a fresh
   /// learner).
   void install_sketch(SketchForm form);
-  /// The step with a sketch and one score (SON Alg. 1).
-  StepResult step_sketched(const LocalRow& x, double label);
+  /// The step with a sketch and one score (SON Alg. 1); dl receives ℓ'(wᵀx).
+  StepResult step_sketched(const LocalRow& x, double label, double& dl);
   /// The step without a sketch (ell = 0): A = αI.
-  StepResult step_plain(const LocalRow& x, double label);
+  StepResult step_plain(const LocalRow& x, double label, double& dl);
+  /// x̃ = D^{-1/2}x in rescaled_ (valid until the next call), or x itself without diag_rescale.
+  LocalRow rescaled(const LocalRow& x) const;
+  /// D_jj += (dl·x_j)² on x's nonzeros (SON §5.2: the diagonal of g gᵀ, g = ℓ'x).
+  void update_diagonal(const LocalRow& x, double dl) noexcept;
+  /// w ← D^{-1/2}w on this rank's entries (diag_rescale; no-op otherwise).
+  void unscale(std::span<double> w) const noexcept;
   void factor_row(index_t k);
   void factor_pseudo_inverse();
   /// v ← L⁻¹v, and v ← L⁻ᵀv (so that H v is forward then backward); α = 0: v ← Yv and v ← Yᵀv.
@@ -193,6 +212,8 @@ class SketchedNewton final : public Learner {
   double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
   std::vector<double> ubar_, c_, factor_, ghat_, zg_, solve_;
+  std::vector<double> diag_;                // diag_rescale: D (d_p entries)
+  mutable std::vector<double> rescaled_;    // diag_rescale: x̃'s local values
   std::vector<double> factor_columns_;      // factor_all's work space: L by columns
   SymmetricEigen eigen_{1};                 // α = 0: BBᵀ = UΛUᵀ
   mutable std::vector<double> reduce_, zx_, hx_, scratch_;
