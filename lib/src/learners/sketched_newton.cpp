@@ -9,27 +9,18 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
+#include "box_projection.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 
 namespace adasketch {
-
-namespace {
-
-const Loss& checked_loss(const Loss& loss) {
-  if (loss.kind() == LossKind::softmax)
-    throw InvalidArgument("sketched online Newton (SON) takes a binary or regression loss, not softmax");
-  return loss;
-}
-
-}  // namespace
 
 SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options)
     : SketchedNewton(comm, BlockPartition(dim, comm.size()), loss, options) {}
 
 SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                const SketchedNewtonOptions& options)
-    : Learner(comm, partition, checked_loss(loss)), options_(options) {
+    : Learner(comm, partition, loss), options_(options), classes_(loss.outputs()) {
   ADASKETCH_REQUIRE(options.ell >= 0, "ell = " + std::to_string(options.ell));
   ADASKETCH_REQUIRE(std::isfinite(options.alpha) &&
                         (options.alpha == 0.0 || options.alpha >= std::numeric_limits<double>::min()),
@@ -44,6 +35,9 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
                                       ? " (Oja's SᵀS is no sketch of GᵀG whose pseudo-inverse the paper uses)"
                                       : " (RFD-SON needs α₀ > 0: α₀I + BᵀB is singular before the first shrink)"));
   ADASKETCH_REQUIRE(!pseudo_inverse_ || options.ell >= 1, "alpha = 0 with ell = 0 leaves A = 0: the weights never move");
+  ADASKETCH_REQUIRE(!pseudo_inverse_ || classes_ == 1,
+                    "alpha = 0 with the softmax loss: Lemma 2's pseudo-inverse projection is for one slab |wᵀx| ≤ C, "
+                    "not K (use alpha > 0)");
   ADASKETCH_REQUIRE(options.rank_tolerance > 0.0 && options.rank_tolerance < 1.0,
                     "rank_tolerance = " + std::to_string(options.rank_tolerance));
   ADASKETCH_REQUIRE(options.C > 0.0, "C = " + std::to_string(options.C));  // +∞ allowed, NaN rejected
@@ -59,13 +53,39 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
 
 void SketchedNewton::install_sketch(SketchForm form) {
   const auto dp = static_cast<std::size_t>(local_dim());
-  ubar_.assign(dp, 0.0);
+  const auto K = static_cast<std::size_t>(classes_);
+  ubar_.assign(dp * K, 0.0);
   reduce_.assign(2, 0.0);
   if (options_.diag_rescale) {
-    diag_.assign(dp, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
+    diag_.assign(dp * K, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
     rescaled_.assign(dp, 0.0);
   }
-  if (options_.ell == 0) return;  // A = αI: no sketch, no factor
+  if (options_.ell > 0) install_factor(form);
+  if (K > 1) install_classes();
+}
+
+void SketchedNewton::install_classes() {
+  const auto dp = static_cast<std::size_t>(local_dim());
+  const auto K = static_cast<std::size_t>(classes_);
+  const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_);
+  box_ = std::make_unique<detail::BoxProjection>(classes_);
+  dense_class_index_.resize(dp * K);
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t j = 0; j < dp; ++j) dense_class_index_[k * dp + j] = static_cast<index_t>(j * K + k);
+  class_index_.assign(dp * K, 0);
+  if (options_.diag_rescale) class_value_.assign(dp * K, 0.0);
+  ghat_.assign(dp * K, 0.0);
+  ghat_index_.assign(dp * K, 0);
+  reduce_.assign(K * Rz + 2 * K, 0.0);
+  zxk_.assign(K * Rz, 0.0);
+  xhat_.assign(K * R, 0.0);
+  mtilde_.assign(K * K, 0.0);
+  for (auto* v : {&scores_, &norms_, &lambda_, &dscores_, &ucoef_}) v->assign(K, 0.0);
+  zgrad_.assign(Rz, 0.0);
+}
+
+void SketchedNewton::install_factor(SketchForm form) {
+  const auto dp = static_cast<std::size_t>(local_dim());
   SketchSpec spec;
   spec.kind = options_.sketch;
   spec.ell = options_.ell;
@@ -74,7 +94,8 @@ void SketchedNewton::install_sketch(SketchForm form) {
   spec.form = form;
   spec.max_growth = options_.max_growth;
   spec.oja_gamma = options_.oja_gamma;
-  sketch_ = make_sketch(comm(), partition(), spec);
+  // K > 1: the sketch of the dK-dimensional gradients, a feature's K entries on its owner.
+  sketch_ = make_sketch(comm(), classes_ > 1 ? partition().interleaved(classes_) : partition(), spec);
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
   const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_);
@@ -110,6 +131,7 @@ LearnerSpec SketchedNewton::spec() const {
   LearnerSpec s;
   s.algorithm = name();
   s.loss = loss().kind();
+  if (classes_ > 1) s.classes = outputs();
   s.ell = options_.ell;
   s.alpha0 = options_.alpha;
   s.C = options_.C;
@@ -125,8 +147,8 @@ LearnerSpec SketchedNewton::spec() const {
 
 // ghat_, yg_, solve_ and the mutable buffers are rewritten in each step before they are read.
 void SketchedNewton::add_state_fields(StateFields& fields) {
-  fields.block("son.ubar", partition(), comm().rank(), 1, ubar_);
-  if (options_.diag_rescale) fields.block("son.diag", partition(), comm().rank(), 1, diag_);
+  fields.block("son.ubar", partition(), comm().rank(), classes_, ubar_);
+  if (options_.diag_rescale) fields.block("son.diag", partition(), comm().rank(), classes_, diag_);
   if (!sketch_) {
     fields.integer("son.projections", projections_);
     return;
@@ -153,6 +175,20 @@ double SketchedNewton::eta(index_t t) const noexcept {
 }
 
 void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double> out) const {
+  if (classes_ > 1) {  // out[k] += uᵀX_k, local parts
+    build_class_rows(original);
+    for (index_t k = 0; k < classes_; ++k) {
+      const LocalRow row = class_row(original, k);
+      double s = detail::local_dot(ubar_, row);
+      if (sketch_) {
+        std::fill(scratch_.begin(), scratch_.end(), 0.0);
+        sketch_->add_local_product(row, scratch_);
+        for (index_t i = 0; i < basis_; ++i) s += c_[i] * scratch_[i];
+      }
+      out[k] += s;
+    }
+    return;
+  }
   const LocalRow x = rescaled(original);  // wᵀx = uᵀx̃ (diag_rescale)
   double s = detail::local_dot(ubar_, x);
   if (sketch_ && std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
@@ -179,6 +215,20 @@ void SketchedNewton::unscale(std::span<double> w) const noexcept {
 void SketchedNewton::projected_weights(const LocalRow& original, std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
                                                     std::to_string(ubar_.size()));
+  if (classes_ > 1) {  // w = u − Σ_k λ'_k(X_k − BᵀHx̂_k), as in step_classes
+    std::vector<double> c(c_);
+    std::copy(ubar_.begin(), ubar_.end(), out.begin());
+    if (project_classes(original)) {
+      for (index_t k = 0; k < classes_; ++k) detail::add_scaled(class_row(original, k), -lambda_[k], out);
+      if (sketch_) {
+        sketch_->mix_transpose(hx_, scratch_);
+        for (index_t i = 0; i < basis_; ++i) c[i] += scratch_[i];
+      }
+    }
+    if (sketch_) sketch_->add_local_transpose_product(c, out);
+    unscale(out);
+    return;
+  }
   const LocalRow x = rescaled(original);
   const Projection pr = project(x);
   std::vector<double> c(c_);

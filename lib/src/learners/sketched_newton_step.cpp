@@ -100,6 +100,7 @@ StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
   // reads the buffers the chosen form sizes.
   if (!form_resolved_ && sketch_)
     choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
+  if (classes_ > 1) return step_classes(x, label);
   // SON §5.2: the algorithm sees x̃ = D^{-1/2}x; D then takes the original gradient's diagonal.
   const LocalRow fed = rescaled(x);
   double dl = 0.0;

@@ -69,6 +69,18 @@
 //     weights. Convention for weights(), predict() and a saved model: they score ORIGINAL examples with
 //     the current D, i.e. w = D^{-1/2}u with D = D_{t+1} after t steps, so wᵀx = uᵀD^{-1/2}x is the
 //     score uᵀx̃ the next step starts from (before its projection).
+//   - Softmax (K scores, every variant, also m = 0; the ADA-GP/DP paper's Table 3 runs RP-SON on USPS):
+//     W ∈ R^{d×K} stored feature-major as the dK-vector u (a feature's K weights on its owner, as
+//     the AdaGrad family), the example's K rows X_k = x ⊗ e_k (D^{-1/2}(x ⊗ e_k) with diag_rescale,
+//     D then being dK-diagonal: the diagonal of Σ g gᵀ), scores z_k = uᵀX_k, gradient
+//     g = Σ_k ∂ℓ/∂p_k X_k = x ⊗ ∂ℓ/∂p, and the sketch of dimension dK on the interleaved partition.
+//     K_t = {W : |W_kᵀx_t| ≤ C for every class k}, and w_t = argmin_{K_t} ‖w − u_t‖_{A_{t−1}} =
+//     u − A⁻¹Xᵀλ with λ the multiplier of the K-variable box-constrained QP with M = X A⁻¹Xᵀ, solved
+//     exactly (lib/src/learners/box_projection.hpp). With A⁻¹ = (I − BᵀHB)/α (Woodbury) and disjoint
+//     supports, αM = diag(‖X_k‖²) − X̂ᵀHX̂ (X̂ = BXᵀ), whose diagonal is floored as for K = 1; then
+//     w = u − Σ_k λ'_k(X_k − BᵀHx̂_k) with λ' = λ/α. The predictions are p = z − αMλ'. One Allreduce of
+//     K·R_z + 2K numbers per example; O(K³) for the QP on top of the K = 1 step, which keeps its own
+//     code path (bit for bit the Lemma 1 formula). α = 0 is refused (Lemma 2 is for one slab).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -82,6 +94,10 @@
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
+
+namespace detail {
+class BoxProjection;  // lib/src/learners/box_projection.hpp
+}  // namespace detail
 
 struct SketchedNewtonOptions {
   /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, eq. (4)),
@@ -126,8 +142,7 @@ struct SketchedNewtonOptions {
 class SketchedNewton final : public Learner {
  public:
   /// Local (no communication, except the Oja sketch's initial orthonormalization). Throws
-  /// InvalidArgument for a softmax loss (SON is defined for one score) or an option outside its
-  /// documented range.
+  /// InvalidArgument for an option outside its documented range.
   SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options = {});
   /// The same on the caller's split of the features (partition.parts() == comm.size()).
   SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
@@ -182,6 +197,9 @@ class SketchedNewton final : public Learner {
   /// Builds the sketch in `form` (none when ell = 0) and sizes everything that depends on it (a fresh
   /// learner).
   void install_sketch(SketchForm form);
+  /// install_sketch's parts: the sketch and the factor (ell ≥ 1), and the K > 1 buffers.
+  void install_factor(SketchForm form);
+  void install_classes();
   /// The step with a sketch and one score (SON Alg. 1); dl receives ℓ'(wᵀx).
   StepResult step_sketched(const LocalRow& x, double label, double& dl);
   /// The step without a sketch (ell = 0): A = αI.
@@ -200,6 +218,18 @@ class SketchedNewton final : public Learner {
   /// ū += a·x on this rank's entries.
   void add_to_ubar(const LocalRow& x, double a) noexcept;
 
+  // Softmax (K > 1; sketched_newton_classes.cpp).
+  /// The step with K scores, with or without a sketch (rescaling and D's update included).
+  StepResult step_classes(const LocalRow& x, double label);
+  /// The class rows X_k of x: their local indices j·K + k and (diag_rescale) values x_j/sqrt(D_{jK+k}),
+  /// in class_index_ and class_value_ (valid until the next call).
+  void build_class_rows(const LocalRow& x) const;
+  /// X_k as a local row of the dK-dimensional space, after build_class_rows(x).
+  LocalRow class_row(const LocalRow& x, index_t k) const;
+  /// The one Allreduce [Z X_k, ūᵀX_k, ‖X_k‖² for k < K] into zxk_, scores_ (z0) and norms_, and the
+  /// projection: λ' into lambda_ and Σ_k λ'_k H x̂_k into hx_ when some |z0_k| > C (returns true).
+  bool project_classes(const LocalRow& x) const;
+
   SketchedNewtonOptions options_;
   std::unique_ptr<Sketch> sketch_;
   bool regularized_ = false;                // α from the sketch (RFD)
@@ -212,10 +242,18 @@ class SketchedNewton final : public Learner {
   double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
   std::vector<double> ubar_, c_, factor_, ghat_, zg_, solve_;
-  std::vector<double> diag_;                // diag_rescale: D (d_p entries)
+  std::vector<double> diag_;                // diag_rescale: D (d_p·K entries, like the weights)
   mutable std::vector<double> rescaled_;    // diag_rescale: x̃'s local values
   std::vector<double> factor_columns_;      // factor_all's work space: L by columns
   SymmetricEigen eigen_{1};                 // α = 0: BBᵀ = UΛUᵀ
+  index_t classes_ = 1;                     // K
+  std::unique_ptr<detail::BoxProjection> box_;  // K > 1: the projection's QP
+  std::vector<index_t> dense_class_index_;  // K > 1: j·K + k, class-major, for dense examples
+  mutable std::vector<index_t> class_index_;    // K > 1: a sparse example's class rows' indices
+  mutable std::vector<double> class_value_;     // K > 1, diag_rescale: the class rows' values
+  mutable std::vector<double> zxk_, xhat_, mtilde_, scores_, norms_, lambda_;  // K > 1
+  std::vector<double> dscores_, ucoef_, zgrad_;  // K > 1: ∂ℓ/∂p, ū's coefficient per class, Z g
+  std::vector<index_t> ghat_index_;         // K > 1: ĝ's local indices (sparse examples)
   mutable std::vector<double> reduce_, zx_, hx_, scratch_;
   mutable std::vector<double> pinv_scratch_;  // α = 0: forward's and backward's product
 };
