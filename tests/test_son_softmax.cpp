@@ -149,3 +149,169 @@ TEST(BoxProjection, OneScoreIsLemma1AndDegenerateInputsAreHandled) {
   EXPECT_THROW(box.solve(indefinite, std::vector<double>{5.0, 5.0, 0.0}, 1.0, lambda), NumericError);
   EXPECT_THROW(detail::BoxProjection(0), InvalidArgument);
 }
+
+// ---- The softmax learner against the dense dK algorithm ---------------------------------------------------
+
+namespace {
+
+LearnerSpec softmax_spec(const std::string& algorithm, index_t ell, bool rescale) {
+  LearnerSpec s;
+  s.algorithm = algorithm;
+  s.loss = LossKind::softmax;
+  s.classes = 3;
+  s.ell = ell;
+  s.alpha0 = 0.5;
+  s.C = 0.6;
+  s.sigma = 0.1;
+  s.eta = 0.5;
+  s.eta_schedule = EtaSchedule::inv_sqrt_t;
+  s.seed = 7;
+  s.diag_rescale = rescale;
+  return s;
+}
+
+std::vector<double> run(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels, bool dense) {
+  std::vector<double> losses;
+  for (index_t i = 0; i < x.n; ++i) {
+    const auto e = slice_row(row_of(x, i), learner.partition(), learner.comm().rank(), dense);
+    losses.push_back(learner.step(e.row(), labels[i]).loss);
+  }
+  return losses;
+}
+
+// Dense multiclass SON in R^{dK} (feature-major, index j·K + k). A comes from FULL-ON (A = αI +
+// Σ(σ + η_s)g_sg_sᵀ) or, when `own_sketch`, from the learner's sketch before and after each step
+// (αI + BᵀB). Steps the learner alongside and checks each step; returns how many examples had 1, 2, …
+// active bounds in the projection (index = number active).
+std::vector<int> expect_dense_softmax_son(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels,
+                                          bool dense, bool own_sketch, double tolerance) {
+  const LearnerSpec spec = learner.spec();
+  const auto& son = dynamic_cast<const SketchedNewton&>(learner);
+  const index_t d = x.d, K = spec.classes, D = d * K;
+  const Loss loss(LossKind::softmax, static_cast<int>(K));
+  std::vector<double> u(static_cast<std::size_t>(D), 0.0), diag(static_cast<std::size_t>(D), spec.diag_rescale ? 0.1 : 1.0);
+  std::vector<double> a(static_cast<std::size_t>(D * D), 0.0);
+  for (index_t j = 0; j < D; ++j) a[j * D + j] = spec.alpha0;
+  std::vector<int> active_counts(static_cast<std::size_t>(K + 1), 0);
+  for (index_t t = 1; t <= x.n; ++t) {
+    const auto xt = row_of(x, t - 1);
+    std::vector<std::vector<double>> rows(static_cast<std::size_t>(K), std::vector<double>(static_cast<std::size_t>(D), 0.0));
+    for (index_t k = 0; k < K; ++k)
+      for (index_t j = 0; j < d; ++j) rows[k][j * K + k] = xt[j] / std::sqrt(diag[j * K + k]);  // D^{-1/2}(x ⊗ e_k)
+    const auto a_before = own_sketch ? son_matrix(learner, son.alpha()) : a;
+    std::vector<double> z0(static_cast<std::size_t>(K)), w = u;
+    for (index_t k = 0; k < K; ++k) z0[k] = dot(u, rows[k]);
+    if (std::any_of(z0.begin(), z0.end(), [&](double z) { return std::abs(z) > spec.C; })) {
+      // M = X A⁻¹Xᵀ, λ by enumeration, w = u − A⁻¹Xᵀλ.
+      std::vector<std::vector<double>> solved;
+      for (const auto& r : rows) solved.push_back(spd_solve(a_before, r, D));
+      std::vector<double> m(static_cast<std::size_t>(K * K));
+      for (index_t k = 0; k < K; ++k)
+        for (index_t l = 0; l < K; ++l) m[k * K + l] = dot(rows[k], solved[l]);
+      const auto kkt = enumerate_box_kkt(m, z0, spec.C);
+      EXPECT_EQ(kkt.size(), 1u);
+      if (kkt.size() != 1) return active_counts;
+      int active = 0;
+      for (index_t k = 0; k < K; ++k) {
+        active += kkt[0][k] != 0.0;
+        for (index_t j = 0; j < D; ++j) w[j] -= kkt[0][k] * solved[k][j];
+      }
+      ++active_counts[static_cast<std::size_t>(active)];
+    }
+    std::vector<double> p(static_cast<std::size_t>(K)), dl(static_cast<std::size_t>(K));
+    for (index_t k = 0; k < K; ++k) p[k] = dot(w, rows[k]);
+    loss.derivative(p, labels[t - 1], dl);
+    std::vector<double> g(static_cast<std::size_t>(D), 0.0);
+    for (index_t k = 0; k < K; ++k)
+      for (index_t j = 0; j < D; ++j) g[j] += dl[k] * rows[k][j];
+    const double s = spec.sigma + eta_at(spec, t);
+    for (index_t i = 0; i < D; ++i)
+      for (index_t j = 0; j < D; ++j) a[i * D + j] += s * g[i] * g[j];
+    const auto e = slice_row(xt, learner.partition(), learner.comm().rank(), dense);
+    const double step_loss = learner.step(e.row(), labels[t - 1]).loss;
+    EXPECT_NEAR(step_loss, loss.value(p, labels[t - 1]), tolerance * std::max(1.0, step_loss)) << "t = " << t;
+    const auto z = spd_solve(own_sketch ? son_matrix(learner, son.alpha()) : a, g, D);
+    std::vector<double> expected(static_cast<std::size_t>(D));
+    for (index_t j = 0; j < d; ++j)
+      for (index_t k = 0; k < K; ++k) {
+        const index_t i = j * K + k;
+        u[i] = w[i] - z[i];
+        if (spec.diag_rescale) diag[i] += (dl[k] * xt[j]) * (dl[k] * xt[j]);  // SON §5.2, original coordinates
+        expected[i] = u[i] / std::sqrt(diag[i]);
+      }
+    const auto lazy = gather_weights(learner);
+    EXPECT_LT(relative_max_diff(lazy, expected), tolerance) << "t = " << t;
+    if (relative_max_diff(lazy, expected) >= tolerance) break;
+    if (own_sketch)  // step by step, not accumulated round-off
+      for (index_t i = 0; i < D; ++i) u[i] = lazy[i] * std::sqrt(diag[i]);
+  }
+  return active_counts;
+}
+
+}  // namespace
+
+TEST(SonSoftmax, FdFamilyWithEllAboveDkIsDenseMulticlassFullOn) {
+  const auto comm = world();
+  const index_t d = 5, n = 90;
+  std::vector<int> active(4, 0);
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.5, 13, 1.5);
+    for (const bool rescale : {false, true})
+      for (const char* name : {"fd-son", "fast-fd-son", "rfd-son", "fast-rfd-son"}) {
+        SCOPED_TRACE(std::string(name) + (rescale ? " rescaled" : "") + (dense ? " dense" : " sparse"));
+        auto learner = make_learner(comm, d, softmax_spec(name, 16, rescale));  // ℓ > dK = 15
+        EXPECT_EQ(learner->outputs(), 3);
+        const auto counts = expect_dense_softmax_son(*learner, data.x, data.classes, dense, false, 1e-8);
+        for (std::size_t i = 0; i < counts.size(); ++i) active[i] += counts[i];
+      }
+  }
+  EXPECT_GT(active[1], 0);
+  EXPECT_GT(active[2], 0);  // two classes' bounds active at once: the QP is not K separate clips
+}
+
+TEST(SonSoftmax, EveryVariantIsDenseMulticlassSonOnItsOwnSketch) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 6, n = 60;
+  struct Case {
+    const char* name;
+    index_t ell;
+    bool rescale;
+  };
+  const Case cases[] = {{"fd-son", 4, false},  {"fast-fd-son", 4, false}, {"rp-son", 4, false},
+                        {"oja-son", 4, false}, {"rfd-son", 4, false},     {"fast-rfd-son", 4, false},
+                        {"fd-son", 0, false},  {"rp-son", 0, true},       {"oja-son", 4, true},
+                        {"fast-rfd-son", 4, true}};
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.5, 17, 1.5);
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.name) + ", ell = " + std::to_string(c.ell) + (c.rescale ? ", rescaled" : "") +
+                   (dense ? ", dense" : ", sparse"));
+      const LearnerSpec spec = softmax_spec(c.name, c.ell, c.rescale);
+      auto learner = make_learner(comm, d, spec);
+      const auto counts = expect_dense_softmax_son(*learner, data.x, data.classes, dense, true, 1e-8);
+      EXPECT_GT(counts[1] + counts[2] + counts[3], 0);
+      // predict() scores original examples with the weights W: p_k = W_kᵀx.
+      const auto w = gather_weights(*learner);
+      for (index_t i = 0; i < 4; ++i) {
+        const auto x = row_of(data.x, i);
+        const auto scores = predict_row(*learner, x, dense);
+        for (index_t k = 0; k < 3; ++k) {
+          double s = 0.0;
+          for (index_t j = 0; j < d; ++j) s += w[j * 3 + k] * x[j];
+          EXPECT_NEAR(scores[k], s, 1e-10 * std::max(1.0, std::abs(s)));
+        }
+      }
+      auto serial = make_learner(self, d, spec);
+      run(*serial, data.x, data.classes, dense);
+      EXPECT_LT(relative_max_diff(w, gather_weights(*serial)), 1e-9);
+      if (c.ell > 0) {
+        LearnerSpec other = spec;
+        other.form = dense ? FormChoice::sparse : FormChoice::dense;
+        auto other_form = make_learner(comm, d, other);
+        run(*other_form, data.x, data.classes, dense);
+        EXPECT_LT(relative_max_diff(w, gather_weights(*other_form)), 1e-9);
+      }
+    }
+  }
+}

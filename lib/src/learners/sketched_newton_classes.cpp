@@ -123,7 +123,6 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
   double gg = 0.0;  // ‖g‖² = Σ_k (∂ℓ/∂p_k)²‖X_k‖², g = Σ_k ∂ℓ/∂p_k X_k
   for (index_t k = 0; k < K; ++k) gg += dscores_[sz(k)] * dscores_[sz(k)] * norms_[sz(k)];
   if (gg > 0.0) {
-    const double alpha = sketch_ ? factor_alpha_ : options_.alpha;
     const double root = std::sqrt(options_.sigma + eta(steps() + 1));  // ĝ = root·g (SON Alg. 1 line 7)
     bool in_row_space = false;
     index_t slot = -1;
@@ -174,6 +173,7 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
       for (index_t i = 0; i < Rz; ++i) c_[sz(i)] -= scratch_[sz(i)] / root;
     } else {
       // Woodbury: A⁻¹g = (g − BᵀHBg)/α: ū −= (∂ℓ/∂p_k/α)X_k, c += Mᵀ(H Bg)/α (A = αI without a sketch).
+      const double alpha = sketch_ ? factor_alpha_ : options_.alpha;  // α_t after the insertion (RFD)
       if (sketch_) {
         sketch_->mix(zgrad_, solve_);
         forward(solve_);
