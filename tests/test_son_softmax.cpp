@@ -315,3 +315,164 @@ TEST(SonSoftmax, EveryVariantIsDenseMulticlassSonOnItsOwnSketch) {
     }
   }
 }
+
+TEST(SonSoftmax, ProjectedWeightsAreTheBoxConstrainedProjection) {
+  const auto comm = world();
+  const index_t d = 6, K = 3, D = d * K;
+  const auto data = make_son_data(40, d, 1.0, 23, 1.5);
+  std::mt19937_64 gen(5);  // the same stream on every rank
+  std::normal_distribution<double> normal(0.0, 1.0);
+  int active = 0;
+  for (const bool rescale : {false, true})
+    for (const char* name : {"fd-son", "rp-son", "oja-son"}) {
+      SCOPED_TRACE(std::string(name) + (rescale ? " rescaled" : ""));
+      LearnerSpec spec = softmax_spec(name, 4, rescale);
+      spec.C = 0.4;
+      auto learner = make_learner(comm, d, spec);
+      run(*learner, data.x, data.classes, true);
+      const auto& son = dynamic_cast<const SketchedNewton&>(*learner);
+      const auto a = son_matrix(*learner, son.alpha());
+      const auto weights = gather_weights(*learner);
+      for (int trial = 0; trial < 5; ++trial) {
+        std::vector<double> x(static_cast<std::size_t>(d));
+        for (double& v : x) v = 2.0 * normal(gen);
+        std::vector<double> local(static_cast<std::size_t>(learner->local_dim() * K));
+        son.projected_weights(slice_row(x, learner->partition(), comm.rank(), true).row(), local);
+        std::vector<double> w(static_cast<std::size_t>(D), 0.0);
+        std::copy(local.begin(), local.end(), w.begin() + learner->partition().begin(comm.rank()) * K);
+        comm.allreduce_sum(w);
+        // Feasible: |W_kᵀx| ≤ C for every class.
+        bool projected = false;
+        for (index_t k = 0; k < K; ++k) {
+          double s = 0.0, s0 = 0.0;
+          for (index_t j = 0; j < d; ++j) s += w[j * K + k] * x[j], s0 += weights[j * K + k] * x[j];
+          EXPECT_LE(std::abs(s), spec.C * (1 + 1e-10));
+          projected = projected || std::abs(s0) > spec.C;
+        }
+        active += projected;
+        if (rescale) continue;  // feasibility only: the dense comparison is in the original coordinates
+        std::vector<std::vector<double>> rows(static_cast<std::size_t>(K), std::vector<double>(static_cast<std::size_t>(D), 0.0)), solved;
+        std::vector<double> z0(static_cast<std::size_t>(K)), m(static_cast<std::size_t>(K * K)), expected = weights;
+        for (index_t k = 0; k < K; ++k) {
+          for (index_t j = 0; j < d; ++j) rows[k][j * K + k] = x[j];
+          z0[k] = dot(weights, rows[k]);
+          solved.push_back(spd_solve(a, rows[k], D));
+        }
+        for (index_t k = 0; k < K; ++k)
+          for (index_t l = 0; l < K; ++l) m[k * K + l] = dot(rows[k], solved[l]);
+        const auto kkt = enumerate_box_kkt(m, z0, spec.C);
+        ASSERT_EQ(kkt.size(), 1u);
+        for (index_t k = 0; k < K; ++k)
+          for (index_t j = 0; j < D; ++j) expected[j] -= kkt[0][k] * solved[k][j];
+        EXPECT_LT(relative_max_diff(w, expected), 1e-9);
+      }
+    }
+  EXPECT_GT(active, 10);
+}
+
+TEST(SonSoftmax, ResumesFromACheckpointBitForBit) {
+  const auto comm = world();
+  const std::string path = shared_checkpoint_dir() + "/softmax.ckpt";
+  const index_t d = 7, n = 36, split = 15;
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.45, 29, 1.5);
+    const DenseMatrix first{split, d, std::vector<double>(data.x.a.begin(), data.x.a.begin() + split * d)};
+    const DenseMatrix second{n - split, d, std::vector<double>(data.x.a.begin() + split * d, data.x.a.end())};
+    const std::vector<double> y1(data.classes.begin(), data.classes.begin() + split),
+        y2(data.classes.begin() + split, data.classes.end());
+    for (const bool rescale : {false, true})
+      for (const char* name : {"fd-son", "fast-fd-son", "rp-son", "oja-son", "rfd-son", "fast-rfd-son"})
+        for (const index_t ell : {index_t{0}, index_t{3}}) {
+          if (ell == 0 && std::string(name) != "fd-son") continue;  // m = 0 is the same learner for every name
+          SCOPED_TRACE(std::string(name) + ", ell = " + std::to_string(ell) + (rescale ? ", rescaled" : "") +
+                       (dense ? ", dense" : ", sparse"));
+          const LearnerSpec spec = softmax_spec(name, ell, rescale);
+          auto a = make_learner(comm, d, spec);
+          run(*a, first, y1, dense);
+          if (ell > 0) {  // the checkpoint header's ell is ≥ 1 (checkpoint_format.cpp): m = 0 restores by its fields
+            save_checkpoint(path, *a);
+          }
+          StateFields saved;
+          a->state_fields(saved);
+          std::vector<std::vector<double>> values;
+          for (const auto& f : saved.fields()) values.emplace_back(f.values.begin(), f.values.end());
+          std::vector<std::int64_t> integers;
+          for (const auto& f : saved.fields()) integers.push_back(f.integer ? *f.integer : 0);
+          const auto losses_a = run(*a, second, y2, dense);
+          auto b = make_learner(comm, d, spec);
+          if (ell > 0) {
+            const CheckpointHeader header = load_checkpoint(path, *b);
+            EXPECT_EQ(header.spec.classes, 3);
+          } else {  // the StateFields round trip that a checkpoint performs
+            StateFields restored;
+            b->state_fields(restored);
+            ASSERT_EQ(restored.fields().size(), saved.fields().size());
+            for (std::size_t i = 0; i < values.size(); ++i) {
+              const auto& f = restored.fields()[i];
+              std::copy(values[i].begin(), values[i].end(), f.values.begin());
+              if (f.integer) *f.integer = integers[i];
+            }
+          }
+          const auto losses_b = run(*b, second, y2, dense);
+          EXPECT_TRUE(everywhere(comm, bitwise_equal(local_weights(*a), local_weights(*b))));
+          EXPECT_TRUE(bitwise_equal(losses_a, losses_b));
+          auto fresh = make_learner(comm, d, spec);  // without the state the same steps differ
+          run(*fresh, second, y2, dense);
+          EXPECT_FALSE(bitwise_equal(gather_weights(*fresh), gather_weights(*a)));
+        }
+  }
+}
+
+TEST(SonSoftmax, StepsDoNotAllocate) {
+  const auto comm = world();
+  {  // the counter counts (an allocation that escapes cannot be elided)
+    static std::vector<std::vector<double>> sink;
+    sink.reserve(4);
+    g_allocations = 0;
+    g_counting = true;
+    sink.emplace_back(100, 1.0);
+    g_counting = false;
+    ASSERT_GT(g_allocations.load(), 0);
+  }
+  const index_t d = 30, n = 120;
+  struct Case {
+    const char* name;
+    bool softmax, rescale;
+    index_t ell;
+    double alpha;
+    std::vector<double> oja_gamma;
+  };
+  const std::vector<Case> cases = {
+      {"fd-son", true, false, 4, 0.5, {}},   {"fast-fd-son", true, true, 4, 0.5, {}}, {"rp-son", true, false, 4, 0.5, {}},
+      {"oja-son", true, true, 4, 0.5, {}},   {"rfd-son", true, false, 4, 0.5, {}},   {"fast-rfd-son", true, true, 4, 0.5, {}},
+      {"fd-son", true, true, 0, 0.5, {}},    {"fd-son", false, true, 4, 0.5, {}},    {"rp-son", false, false, 0, 0.5, {}},
+      {"fd-son", false, false, 4, 0.0, {}},  {"rp-son", false, true, 4, 0.0, {}},    {"oja-son", false, false, 4, 0.5, {0.2, 1, 0.5, 0.7}},
+  };
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.2, 31);
+    std::vector<LocalExample> rows;
+    const BlockPartition p(d, comm.size());
+    for (index_t i = 0; i < n; ++i) rows.push_back(slice_row(row_of(data.x, i), p, comm.rank(), dense));
+    for (const Case& c : cases) {
+      LearnerSpec spec = softmax_spec(c.name, c.ell, c.rescale);
+      if (!c.softmax) spec.loss = LossKind::logistic;
+      spec.alpha0 = c.alpha;
+      spec.oja_gamma = c.oja_gamma;
+      auto learner = make_learner(comm, d, spec);
+      const auto& labels = c.softmax ? data.classes : data.binary;
+      std::vector<LocalRow> views;
+      for (const auto& r : rows) views.push_back(r.row());
+      double scores[3];
+      learner->step(views[0], labels[0]);  // the first step chooses the form (FormChoice::automatic)
+      g_allocations = 0;
+      g_counting = true;
+      for (index_t i = 1; i < n; ++i) {
+        learner->step(views[static_cast<std::size_t>(i)], labels[i]);
+        learner->predict(views[static_cast<std::size_t>(i)], scores);
+      }
+      g_counting = false;
+      EXPECT_EQ(g_allocations.load(), 0) << c.name << (c.softmax ? " softmax" : " binary") << (c.rescale ? " rescaled" : "")
+                                         << ", ell = " << c.ell << ", alpha = " << c.alpha << (dense ? " dense" : " sparse");
+    }
+  }
+}
