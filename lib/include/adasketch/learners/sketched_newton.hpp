@@ -109,7 +109,7 @@ struct SketchedNewtonOptions {
   /// SON's α (> 0, or 0 for fd, fast-fd and rp: the pseudo-inverse, see above); for rfd and fast-rfd
   /// the initial α₀ (> 0) of the sketch's α_t.
   double alpha = defaults::alpha;
-  /// Radius of K_t = {w : |wᵀx_t| ≤ C} (> 0; +∞ disables the projection).
+  /// Radius of K_t = {w : |wᵀx_t| ≤ C} (softmax: every class's score; > 0; +∞ disables the projection).
   double C = defaults::C;
   /// Curvature σ_t = σ of Assumption 2 (≥ 0), constant over t. SON §2: the squared loss has
   /// σ = 1/(8C²) on |wᵀx|, |y| ≤ C; 0 assumes convexity only.
@@ -151,8 +151,8 @@ class SketchedNewton final : public Learner {
 
   /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son.
   std::string name() const override;
-  /// Local: out[j] = u[begin + j], the slice of u = ū + Zᵀc (the weights before the next projection);
-  /// with diag_rescale, D^{-1/2}u (scores of original examples, see above).
+  /// Local: out[j·K + k] = u[(begin + j)·K + k], the slice of u = ū + Zᵀc (the weights before the next
+  /// projection); with diag_rescale, D^{-1/2}u (scores of original examples, see above).
   void weights(std::span<double> out) const override;
   /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, (oja) oja_gamma,
   /// diag_rescale, and the form.
@@ -169,9 +169,10 @@ class SketchedNewton final : public Learner {
   /// Examples whose projection was active (|uᵀx| > C) so far.
   index_t projections() const noexcept { return projections_; }
 
-  /// Collective (one Allreduce). out[j] = w[begin + j] for w = argmin_{|wᵀx| ≤ C} ‖w − u‖_A, the
-  /// projection step() would apply to x now (Lemma 1; with diag_rescale, D^{-1/2}w for the projection
-  /// of u onto |wᵀx̃| ≤ C); does not change the learner.
+  /// Collective (one Allreduce). out (laid out as in weights()) = w for w = argmin_{|wᵀx| ≤ C} ‖w − u‖_A,
+  /// the projection step() would apply to x now (Lemma 1 or 2; softmax: the box-QP projection onto
+  /// |W_kᵀx| ≤ C for every k; with diag_rescale, D^{-1/2}w for the projection of u with x̃); does not
+  /// change the learner.
   void projected_weights(const LocalRow& x, std::span<double> out) const;
 
  protected:
