@@ -19,9 +19,10 @@ std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
 void SketchedNewton::build_class_rows(const LocalRow& x) const {
   const index_t K = classes_;
   const auto v = x.values();
-  ADASKETCH_REQUIRE(static_cast<index_t>(v.size()) <= local_dim(),
-                    "the example has " + std::to_string(v.size()) + " local entries, more than the " +
-                        std::to_string(local_dim()) + " local features");
+  ADASKETCH_REQUIRE(x.is_dense() ? static_cast<index_t>(v.size()) == local_dim()
+                                 : static_cast<index_t>(v.size()) <= local_dim(),
+                    "the example has " + std::to_string(v.size()) + " local entries for " + std::to_string(local_dim()) +
+                        " local features");
   const std::size_t n = v.size();
   if (!x.is_dense()) {
     const auto idx = x.indices();
