@@ -48,6 +48,29 @@ std::vector<double> row_of(const DenseMatrix& m, index_t i) {
   return std::vector<double>(m.a.begin() + i * m.d, m.a.begin() + (i + 1) * m.d);
 }
 
+LearnerSpec son_spec(const std::string& algorithm, LossKind loss, index_t ell) {
+  LearnerSpec s;
+  s.algorithm = algorithm;
+  s.loss = loss;
+  s.ell = ell;
+  s.alpha0 = 0.5;
+  s.C = 1.0;
+  s.sigma = 0.1;
+  s.eta = 0.5;
+  s.eta_schedule = EtaSchedule::inv_sqrt_t;
+  s.seed = 7;
+  return s;
+}
+
+std::vector<double> run_rows(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels, bool dense) {
+  std::vector<double> losses;
+  for (index_t i = 0; i < x.n; ++i) {
+    const auto e = slice_row(row_of(x, i), learner.partition(), learner.comm().rank(), dense);
+    losses.push_back(learner.step(e.row(), labels[i]).loss);
+  }
+  return losses;
+}
+
 std::vector<double> gather_weights(const Learner& learner) {
   const auto& p = learner.partition();
   const auto K = static_cast<index_t>(learner.outputs());

@@ -29,6 +29,13 @@ struct LocalExample {
 LocalExample slice_row(const std::vector<double>& row, const BlockPartition& p, int rank, bool dense);
 std::vector<double> row_of(const DenseMatrix& m, index_t i);
 
+/// The SON variants make_learner knows.
+inline const char* const kSonNames[] = {"fd-son", "fast-fd-son", "rp-son", "oja-son", "rfd-son", "fast-rfd-son"};
+/// A SON spec: the loss and ℓ given, α = 0.5, C = 1, σ = 0.1, η_t = 0.5/√t, seed 7.
+LearnerSpec son_spec(const std::string& algorithm, LossKind loss, index_t ell);
+/// Steps `learner` through the rows of x, each rank its slice (dense or sparse); returns the step losses.
+std::vector<double> run_rows(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels, bool dense);
+
 /// The learner's whole W (d·K, feature-major) on every rank (collective).
 std::vector<double> gather_weights(const Learner& learner);
 /// The learner's scores of a global row (collective: predict()).

@@ -170,15 +170,6 @@ LearnerSpec softmax_spec(const std::string& algorithm, index_t ell, bool rescale
   return s;
 }
 
-std::vector<double> run(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels, bool dense) {
-  std::vector<double> losses;
-  for (index_t i = 0; i < x.n; ++i) {
-    const auto e = slice_row(row_of(x, i), learner.partition(), learner.comm().rank(), dense);
-    losses.push_back(learner.step(e.row(), labels[i]).loss);
-  }
-  return losses;
-}
-
 // Dense multiclass SON in R^{dK} (feature-major, index j·K + k). A comes from FULL-ON (A = αI +
 // Σ(σ + η_s)g_sg_sᵀ) or, when `own_sketch`, from the learner's sketch before and after each step
 // (αI + BᵀB). Steps the learner alongside and checks each step; returns how many examples had 1, 2, …
@@ -303,13 +294,13 @@ TEST(SonSoftmax, EveryVariantIsDenseMulticlassSonOnItsOwnSketch) {
         }
       }
       auto serial = make_learner(self, d, spec);
-      run(*serial, data.x, data.classes, dense);
+      run_rows(*serial, data.x, data.classes, dense);
       EXPECT_LT(relative_max_diff(w, gather_weights(*serial)), 1e-9);
       if (c.ell > 0) {
         LearnerSpec other = spec;
         other.form = dense ? FormChoice::sparse : FormChoice::dense;
         auto other_form = make_learner(comm, d, other);
-        run(*other_form, data.x, data.classes, dense);
+        run_rows(*other_form, data.x, data.classes, dense);
         EXPECT_LT(relative_max_diff(w, gather_weights(*other_form)), 1e-9);
       }
     }
@@ -329,7 +320,7 @@ TEST(SonSoftmax, ProjectedWeightsAreTheBoxConstrainedProjection) {
       LearnerSpec spec = softmax_spec(name, 4, rescale);
       spec.C = 0.4;
       auto learner = make_learner(comm, d, spec);
-      run(*learner, data.x, data.classes, true);
+      run_rows(*learner, data.x, data.classes, true);
       const auto& son = dynamic_cast<const SketchedNewton&>(*learner);
       const auto a = son_matrix(*learner, son.alpha());
       const auto weights = gather_weights(*learner);
@@ -388,7 +379,7 @@ TEST(SonSoftmax, ResumesFromACheckpointBitForBit) {
                        (dense ? ", dense" : ", sparse"));
           const LearnerSpec spec = softmax_spec(name, ell, rescale);
           auto a = make_learner(comm, d, spec);
-          run(*a, first, y1, dense);
+          run_rows(*a, first, y1, dense);
           if (ell > 0) {  // the checkpoint header's ell is ≥ 1 (checkpoint_format.cpp): m = 0 restores by its fields
             save_checkpoint(path, *a);
           }
@@ -398,7 +389,7 @@ TEST(SonSoftmax, ResumesFromACheckpointBitForBit) {
           for (const auto& f : saved.fields()) values.emplace_back(f.values.begin(), f.values.end());
           std::vector<std::int64_t> integers;
           for (const auto& f : saved.fields()) integers.push_back(f.integer ? *f.integer : 0);
-          const auto losses_a = run(*a, second, y2, dense);
+          const auto losses_a = run_rows(*a, second, y2, dense);
           auto b = make_learner(comm, d, spec);
           if (ell > 0) {
             const CheckpointHeader header = load_checkpoint(path, *b);
@@ -413,11 +404,11 @@ TEST(SonSoftmax, ResumesFromACheckpointBitForBit) {
               if (f.integer) *f.integer = integers[i];
             }
           }
-          const auto losses_b = run(*b, second, y2, dense);
+          const auto losses_b = run_rows(*b, second, y2, dense);
           EXPECT_TRUE(everywhere(comm, bitwise_equal(local_weights(*a), local_weights(*b))));
           EXPECT_TRUE(bitwise_equal(losses_a, losses_b));
           auto fresh = make_learner(comm, d, spec);  // without the state the same steps differ
-          run(*fresh, second, y2, dense);
+          run_rows(*fresh, second, y2, dense);
           EXPECT_FALSE(bitwise_equal(gather_weights(*fresh), gather_weights(*a)));
         }
   }
