@@ -149,7 +149,7 @@ std::vector<LearnerCase> all_learner_cases() {
   for (const char* a : kAlgorithms)
     for (const bool sparse : {false, true}) {
       cases.push_back({a, false, sparse});
-      if (!is_son(a)) cases.push_back({a, true, sparse});
+      cases.push_back({a, true, sparse});
     }
   return cases;
 }

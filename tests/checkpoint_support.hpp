@@ -40,7 +40,7 @@ bool everywhere(const Communicator& comm, bool ok);
 /// A CheckpointRun after `steps` steps of the first pass over the data.
 CheckpointRun run_after(const Learner& learner, index_t steps);
 
-/// Every learner make_learner knows with binary data, and those that take softmax with it, dense and sparse.
+/// Every learner make_learner knows with binary (or regression) data and with softmax, dense and sparse.
 struct LearnerCase {
   std::string algorithm;
   bool softmax, sparse;

@@ -55,7 +55,7 @@ TEST(Checkpoint, RestoredLearnerContinuesBitwise) {
       ++cases;
     }
   }
-  EXPECT_EQ(cases, 2 * (18 * 2 + 12 * 2));
+  EXPECT_EQ(cases, 2 * (18 * 2 + 18 * 2));
 }
 
 // Sub-communicator of the first `size` world ranks (MPI_COMM_NULL on the others).

@@ -264,7 +264,7 @@ TEST(OjaSketch, MatchesDenseEquation4) {
   const auto a = test::random_low_rank(40, 9, 3, 0.2, 12);
   const index_t ell = 3, d = a.d;
   const std::uint64_t seed = 17;
-  OjaSketch s(comm, d, OjaSketchOptions{ell, seed, 1.0, 0});
+  OjaSketch s(comm, d, OjaSketchOptions{ell, seed, {1.0}, 0});
   test::feed_dense(s, a);
 
   const Philox rng(seed);

@@ -34,6 +34,9 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec) {
   if (spec.ell <= 0) throw InvalidArgument("make_sketch: ell = " + std::to_string(spec.ell) + " (expected ell >= 1)");
   const SketchKind k = spec.kind;
+  if (k != SketchKind::oja && !spec.oja_gamma.empty())
+    throw InvalidArgument("make_sketch: oja_gamma has " + std::to_string(spec.oja_gamma.size()) +
+                          " values, but only the oja sketch takes step sizes (method " + to_string(k) + ")");
   switch (k) {
     case SketchKind::fd:
     case SketchKind::fast_fd:
@@ -56,6 +59,7 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartiti
       o.seed = spec.seed;
       o.form = spec.form;
       o.max_growth = spec.max_growth;
+      o.gamma = spec.oja_gamma;
       return std::make_unique<OjaSketch>(comm, partition, o);
     }
   }

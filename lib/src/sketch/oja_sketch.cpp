@@ -18,7 +18,16 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
     : Sketch(comm, columns, options.ell, options.ell, options.ell, options.form), options_(options) {
   ADASKETCH_REQUIRE(options.ell <= columns.dim(),
                     "ell = " + std::to_string(options.ell) + ", dim = " + std::to_string(columns.dim()));
-  ADASKETCH_REQUIRE(options.gamma > 0.0 && options.gamma <= 1.0, "gamma = " + std::to_string(options.gamma));
+  const auto ell = static_cast<std::size_t>(options.ell);
+  ADASKETCH_REQUIRE(options.gamma.size() <= 1 || options.gamma.size() == ell,
+                    "gamma has " + std::to_string(options.gamma.size()) + " values (expected none, one, or ell = " +
+                        std::to_string(options.ell) + ")");
+  for (const double g : options.gamma)
+    ADASKETCH_REQUIRE(g > 0.0 && g <= 1.0, "gamma_i = " + std::to_string(g) + " (each γ_i must be in (0, 1])");
+  gamma_.assign(ell, options.gamma.empty() ? 1.0 : options.gamma.front());
+  if (options.gamma.size() == ell) std::copy(options.gamma.begin(), options.gamma.end(), gamma_.begin());
+  uniform_gamma_ = std::all_of(gamma_.begin(), gamma_.end(), [&](double g) { return g == gamma_.front(); });
+  step_gamma_.assign(ell, 0.0);
   ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
   ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + std::to_string(options.max_growth));
   const bool sparse = options.form == SketchForm::sparse;
@@ -123,11 +132,11 @@ void OjaSketch::add_rank_one(const LocalRow& a, std::span<const double> v) {
 void OjaSketch::do_insert(const LocalRow& a, std::span<const double> za, double aa) {
   const index_t R = rows();
   const double t = static_cast<double>(inserted() + 1);
-  const double gamma = options_.gamma / t;  // Γ_t = (γ/t) I
+  for (index_t i = 0; i < R; ++i) step_gamma_[i] = gamma_[i] / t;  // Γ_t = diag(γ)/t
   if (form() == SketchForm::dense)
-    insert_dense(a, za, aa, gamma);
+    insert_dense(a, za, aa, step_gamma_);
   else
-    insert_sparse(a, za, aa, gamma);
+    insert_sparse(a, za, aa, step_gamma_);
   // S_t = (tΛ_t)^{1/2} V_t, whose rows are orthogonal: SSᵀ = diag(tΛ_t).
   auto g = gram_mut();
   std::fill(g.begin(), g.end(), 0.0);
@@ -137,12 +146,12 @@ void OjaSketch::do_insert(const LocalRow& a, std::span<const double> za, double 
   }
 }
 
-void OjaSketch::insert_dense(const LocalRow& a, std::span<const double> ya, double aa, double gamma) {
+void OjaSketch::insert_dense(const LocalRow& a, std::span<const double> ya, double aa, std::span<const double> gamma) {
   const index_t R = rows();
-  // Eq. (4): Λ_t = (1 − γ_t) Λ_{t−1} + γ_t (V_{t−1} ĝ)², with p = V_{t−1} ĝ = ya.
-  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma) * lambda_[i] + gamma * ya[i] * ya[i];
+  // Eq. (4): Λ_t = (I − Γ_t) Λ_{t−1} + Γ_t (V_{t−1} ĝ)², with p = V_{t−1} ĝ = ya.
+  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma[i]) * lambda_[i] + gamma[i] * ya[i] * ya[i];
   // V' = V + q ĝᵀ with q = Γ p; its Gram is G + p qᵀ + q pᵀ + ‖ĝ‖² q qᵀ.
-  for (index_t i = 0; i < R; ++i) q_[i] = gamma * ya[i];
+  for (index_t i = 0; i < R; ++i) q_[i] = gamma[i] * ya[i];
   add_rank_one(a, q_);
   if ((inserted() + 1) % options_.gram_refresh == 0) {
     refresh_basis_gram();
@@ -153,7 +162,8 @@ void OjaSketch::insert_dense(const LocalRow& a, std::span<const double> ya, doub
   orthonormalize();
 }
 
-void OjaSketch::insert_sparse(const LocalRow& a, std::span<const double> za_in, double aa, double gamma) {
+void OjaSketch::insert_sparse(const LocalRow& a, std::span<const double> za_in, double aa,
+                              std::span<const double> gamma) {
   const index_t R = rows();
   const auto n = static_cast<std::size_t>(R);
   // z_a = Z a of the stored basis: after a rebase (Z ← FZ) it is F z_a of the caller's.
@@ -171,9 +181,18 @@ void OjaSketch::insert_sparse(const LocalRow& a, std::span<const double> za_in, 
   }
   // Alg. 5 line 1: Λ ← (I − Γ)Λ + Γ diag(F Z ĝ)².
   mix_lower(mixing_, za, product_);
-  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma) * lambda_[i] + gamma * product_[i] * product_[i];
-  // Lines 2–3: δ = F⁻¹ Γ F Z ĝ = γ_t Z ĝ; K ← K + δ ĝᵀZᵀ + Z ĝ δᵀ + ‖ĝ‖² δδᵀ; Z ← Z + δ ĝᵀ.
-  for (index_t i = 0; i < R; ++i) q_[i] = gamma * za[i];
+  for (index_t i = 0; i < R; ++i)
+    lambda_[i] = (1.0 - gamma[i]) * lambda_[i] + gamma[i] * product_[i] * product_[i];
+  // Lines 2–3: δ = F⁻¹ Γ F Z ĝ (γ_t Z ĝ for a scalar Γ_t); K ← K + δ ĝᵀZᵀ + Z ĝ δᵀ + ‖ĝ‖² δδᵀ; Z ← Z + δ ĝᵀ.
+  if (uniform_gamma_) {
+    for (index_t i = 0; i < R; ++i) q_[i] = gamma[0] * za[i];
+  } else {
+    for (index_t i = 0; i < R; ++i) {  // forward substitution F δ = Γ (F Z ĝ), F lower triangular
+      double v = gamma[i] * product_[i];
+      for (index_t j = 0; j < i; ++j) v -= mixing_[i * R + j] * q_[j];
+      q_[i] = v / mixing_[i * R + i];
+    }
+  }
   if (++since_refresh_ >= options_.gram_refresh) {
     add_rank_one(a, q_);
     basis_gram(basis_gram_);  // exact K: its rank-two updates drift by round-off

@@ -22,8 +22,9 @@
 // costs time independent of d (SON §4, App. G). The per-example path does not allocate.
 //
 // Choices (documented deviations and edge cases):
-//   - α must be > 0, also α₀ for RFD-SON: with α₀ = 0, A_t = BᵀB is singular before the first
-//     shrink (the RFD paper's Theorem 5 has ln(α_T/α₀) and is void there too). Tiny α₀ (1e-10) works.
+//   - α > 0, or α = 0 where the paper allows it (below). RFD-SON needs α₀ > 0: with α₀ = 0,
+//     A_t = BᵀB is singular before the first shrink and the RFD paper's Theorem 5 has ln(α_T/α₀).
+//     Tiny α₀ (1e-10) works.
 //   - A zero gradient (ℓ' = 0, x = 0, or σ + η_t = 0) is not inserted into the sketch: FD (Alg. 2)
 //     and Oja (S_t = (tΛ_t)^{1/2}V_t with Λ_t = (1 − 1/t)Λ_{t−1}) would be unchanged by it anyway,
 //     fast FD would spend a buffer row on a zero and RP would only advance its random counter.
@@ -38,7 +39,48 @@
 //     onto K_{t+1} = {|wᵀx_{t+1}| ≤ C} before predicting x_{t+1}, so every prediction is bounded by C.
 //   - Test-time scores (Learner::predict, a saved model) are uᵀx; SON's own prediction for x would be
 //     the projected w, i.e. clip_C(uᵀx): the same sign.
-//   - Diagonal rescaling (SON §5.2) is not implemented.
+//
+// Options:
+//   - m = 0 (ell = 0, any SON variant): A = αI, nothing is sketched (σ and η_t, which only scale the
+//     to-sketch vector, have no effect), so the step is projected online gradient descent with step
+//     1/α: w = u − τ_C(uᵀx)x/‖x‖², u_{t+1} = w − g/α, the m = 0 baseline of SON Fig. 1 and Table 3;
+//     RFD-SON's α_t stays α₀. No sketch object exists (sketch() is nullptr); O(s) per example.
+//   - α = 0 (fd-son, fast-fd-son and rp-son with one score; SON §2 after Alg. 1 and App. D: "set α = 0
+//     and replace the inverse with the Moore–Penrose pseudoinverse"; §3: RP-SON with α = 0 is
+//     invariant to linear transformations for each realization of the randomness): A_t = B_tᵀB_t,
+//     A⁺ = BᵀH²B with H = (BBᵀ)⁺. The projection is Lemma 2 (App. B), with x̂ = Bx and
+//     r = xᵀx − x̂ᵀHx̂ = ‖(I − A⁺A)x‖²:
+//       x ∉ range(A) (r > √rank_tolerance·‖x‖²):  w = u − τ_C(uᵀx)/r · (x − BᵀHx̂),
+//       x ∈ range(A):                              w = u − τ_C(uᵀx)/‖Hx̂‖² · BᵀH²x̂   (xᵀA⁺x = ‖Hx̂‖²);
+//     the Newton step is u_{t+1} = w_t − A_t⁺g_t = w_t − BᵀH²Bg_t (BᵀHe_k/sqrt(σ + η_t) after an FD
+//     insertion into the free row k, as above). H comes from an eigendecomposition of BBᵀ after
+//     every insertion (eigenvalues ≤ rank_tolerance·λ_max taken as zero): O(R³) per inserted example.
+//     While the gradients span fewer than ℓ dimensions FD drops nothing and FD-SON is App. D's
+//     invariant algorithm exactly; beyond that Theorem 3's bound, which has 1/α, says nothing.
+//     Refused (InvalidArgument): RFD-SON (above); Oja-SON, whose S_tᵀS_t = tV_tᵀΛ_tV_t never equals
+//     G_tᵀG_t and which the paper runs only with α > 0 (1/α is its step size, §5), so neither App. D's
+//     invariance nor a regret bound carries over; ell = 0 (A = 0 never moves); softmax (Lemma 2
+//     handles one constraint |wᵀx| ≤ C, not K).
+//   - Diagonal rescaling (diag_rescale, any variant; SON §5.2 and footnote 6): the algorithm is fed
+//     x̃_t = D_t^{-1/2}x_t instead of x_t, with D_t = D_1 + diag(Σ_{s<t} g_sg_sᵀ), D_1 =
+//     defaults::rescale_d1·I (0.1·I) and g_s = ℓ'_s x_s the gradient in the ORIGINAL coordinates (ℓ'_s
+//     at the step-s prediction): after step t, D_jj += (ℓ'_t x_tj)² on x_t's nonzeros, O(s). The
+//     algorithm's state (u, the sketch) lives in the rescaled coordinates; D is distributed like the
+//     weights. Convention for weights(), predict() and a saved model: they score ORIGINAL examples with
+//     the current D, i.e. w = D^{-1/2}u with D = D_{t+1} after t steps, so wᵀx = uᵀD^{-1/2}x is the
+//     score uᵀx̃ the next step starts from (before its projection).
+//   - Softmax (K scores, every variant, also m = 0; the ADA-GP/DP paper's Table 3 runs RP-SON on USPS):
+//     W ∈ R^{d×K} stored feature-major as the dK-vector u (a feature's K weights on its owner, as
+//     the AdaGrad family), the example's K rows X_k = x ⊗ e_k (D^{-1/2}(x ⊗ e_k) with diag_rescale,
+//     D then being dK-diagonal: the diagonal of Σ g gᵀ), scores z_k = uᵀX_k, gradient
+//     g = Σ_k ∂ℓ/∂p_k X_k = x ⊗ ∂ℓ/∂p, and the sketch of dimension dK on the interleaved partition.
+//     K_t = {W : |W_kᵀx_t| ≤ C for every class k}, and w_t = argmin_{K_t} ‖w − u_t‖_{A_{t−1}} =
+//     u − A⁻¹Xᵀλ with λ the multiplier of the K-variable box-constrained QP with M = X A⁻¹Xᵀ, solved
+//     exactly (lib/src/learners/box_projection.hpp). With A⁻¹ = (I − BᵀHB)/α (Woodbury) and disjoint
+//     supports, αM = diag(‖X_k‖²) − X̂ᵀHX̂ (X̂ = BXᵀ), whose diagonal is floored as for K = 1; then
+//     w = u − Σ_k λ'_k(X_k − BᵀHx̂_k) with λ' = λ/α. The predictions are p = z − αMλ'. One Allreduce of
+//     K·R_z + 2K numbers per example; O(K³) for the QP on top of the K = 1 step, which keeps its own
+//     code path (bit for bit the Lemma 1 formula). α = 0 is refused (Lemma 2 is for one slab).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -47,20 +89,27 @@
 
 #include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
 
+namespace detail {
+class BoxProjection;  // lib/src/learners/box_projection.hpp
+}  // namespace detail
+
 struct SketchedNewtonOptions {
-  /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, Γ_t = I/t),
+  /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, eq. (4)),
   /// rfd, fast-rfd (RFD paper Alg. 3, 4: α_t grows by σ_ℓ²/2 at every shrink).
   SketchKind sketch = SketchKind::fast_rfd;
-  /// Sketch size ℓ (m in the papers), ≥ 1; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d.
+  /// Sketch size ℓ (m in the papers), ≥ 0; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d. 0: no
+  /// sketch, A = αI (see above).
   index_t ell = defaults::ell;
-  /// SON's α (> 0); for rfd and fast-rfd the initial α₀ (> 0) of the sketch's α_t.
+  /// SON's α (> 0, or 0 for fd, fast-fd and rp: the pseudo-inverse, see above); for rfd and fast-rfd
+  /// the initial α₀ (> 0) of the sketch's α_t.
   double alpha = defaults::alpha;
-  /// Radius of K_t = {w : |wᵀx_t| ≤ C} (> 0; +∞ disables the projection).
+  /// Radius of K_t = {w : |wᵀx_t| ≤ C} (softmax: every class's score; > 0; +∞ disables the projection).
   double C = defaults::C;
   /// Curvature σ_t = σ of Assumption 2 (≥ 0), constant over t. SON §2: the squared loss has
   /// σ = 1/(8C²) on |wᵀx|, |y| ≤ C; 0 assumes convexity only.
@@ -76,13 +125,24 @@ struct SketchedNewtonOptions {
   FormChoice sketch_form = FormChoice::automatic;
   /// Sparse fd and oja sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
   double max_growth = defaults::max_growth;
+  /// Oja-SON's step sizes Γ_t = diag(γ_1, …, γ_m)/t (SON eq. (4)): empty for I/t (SON §5), one γ for
+  /// every row, or ell values; each in (0, 1] (OjaSketchOptions::gamma). Only the oja sketch (ell ≥ 1)
+  /// takes them.
+  std::vector<double> oja_gamma{};
+  /// Feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_sg_sᵀ) (SON §5.2; see above).
+  bool diag_rescale = false;
+  /// α = 0: eigenvalues of BBᵀ ≤ rank_tolerance·λ_max count as zero, and x counts as in range(A)
+  /// when ‖(I − A⁺A)x‖² ≤ √rank_tolerance·‖x‖², in (0, 1). The Gram is exact to about R·u·λ_max
+  /// (u = 2⁻⁵³); with κ ≤ 1/rank_tolerance, x̂ᵀHx̂ is accurate to about u/rank_tolerance·‖x‖² ≈ 1e-6‖x‖²,
+  /// well inside the range test's √rank_tolerance = 1e-5. LearnerSpec has no field: make_learner
+  /// uses the default.
+  double rank_tolerance = 1e-10;
 };
 
 class SketchedNewton final : public Learner {
  public:
   /// Local (no communication, except the Oja sketch's initial orthonormalization). Throws
-  /// InvalidArgument for a softmax loss (SON is defined for one score) or an option outside its
-  /// documented range.
+  /// InvalidArgument for an option outside its documented range.
   SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options = {});
   /// The same on the caller's split of the features (partition.parts() == comm.size()).
   SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
@@ -91,13 +151,16 @@ class SketchedNewton final : public Learner {
 
   /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son.
   std::string name() const override;
-  /// Local: out[j] = u[begin + j], the slice of u = ū + Zᵀc (the weights before the next projection).
+  /// Local: out[j·K + k] = u[(begin + j)·K + k], the slice of u = ū + Zᵀc (the weights before the next
+  /// projection); with diag_rescale, D^{-1/2}u (scores of original examples, see above).
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, and the form.
+  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, (oja) oja_gamma,
+  /// diag_rescale, and the form.
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;
 
   const SketchedNewtonOptions& options() const noexcept { return options_; }
+  /// nullptr when ell = 0.
   const Sketch* sketch() const noexcept override { return sketch_.get(); }
   /// α of the current A = αI + BᵀB: the option α, or the RFD sketch's α_t.
   double alpha() const noexcept;
@@ -106,39 +169,72 @@ class SketchedNewton final : public Learner {
   /// Examples whose projection was active (|uᵀx| > C) so far.
   index_t projections() const noexcept { return projections_; }
 
-  /// Collective (one Allreduce). out[j] = w[begin + j] for w = argmin_{|wᵀx| ≤ C} ‖w − u‖_A, the
-  /// projection step() would apply to x now (Lemma 1); does not change the learner.
+  /// Collective (one Allreduce). out (laid out as in weights()) = w for w = argmin_{|wᵀx| ≤ C} ‖w − u‖_A,
+  /// the projection step() would apply to x now (Lemma 1 or 2; softmax: the box-QP projection onto
+  /// |W_kᵀx| ≤ C for every k; with diag_rescale, D^{-1/2}w for the projection of u with x̃); does not
+  /// change the learner.
   void projected_weights(const LocalRow& x, std::span<double> out) const;
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   /// out[0] += ūᵀx_p + cᵀ(Y_p x_p): this rank's part of uᵀx.
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
-  /// ū, c, the cached factor of αI + BBᵀ with its α and trace, the projection count, the sketch.
+  /// ū, c, the cached factor of αI + BBᵀ with its α and trace, the projection count, D (diag_rescale),
+  /// the sketch.
   void add_state_fields(StateFields& fields) override;
 
  private:
   struct Projection {
     double ux = 0.0, xx = 0.0, tau = 0.0, gamma = 0.0;
+    bool in_range = false;  // α = 0 and x ∈ range(A): w = u − γBᵀH²x̂, no multiple of x
   };
   /// The one Allreduce and the projection coefficients; leaves Z x in zx_ and, when gamma ≠ 0,
-  /// H x̂ in hx_.
+  /// H x̂ in hx_ (H²x̂ when in_range): w = u − γ(x − BᵀHx̂), or u − γBᵀH²x̂.
   Projection project(const LocalRow& x) const;
-  /// Cholesky factor of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
-  /// into the free row k leaves the other rows of the factor unchanged).
+  /// Cholesky factor L of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
+  /// into the free row k leaves the other rows of the factor unchanged). α = 0: the factor Y of the
+  /// pseudo-inverse H = YᵀY (Y = Λ⁺^{1/2}Uᵀ from BBᵀ = UΛUᵀ), always all rows.
   void factor_all();
-  /// Builds the sketch in `form` and sizes everything that depends on it (a fresh learner).
+  /// Builds the sketch in `form` (none when ell = 0) and sizes everything that depends on it (a fresh
+  /// learner).
   void install_sketch(SketchForm form);
+  /// install_sketch's parts: the sketch and the factor (ell ≥ 1), and the K > 1 buffers.
+  void install_factor(SketchForm form);
+  void install_classes();
+  /// The step with a sketch and one score (SON Alg. 1); dl receives ℓ'(wᵀx).
+  StepResult step_sketched(const LocalRow& x, double label, double& dl);
+  /// The step without a sketch (ell = 0): A = αI.
+  StepResult step_plain(const LocalRow& x, double label, double& dl);
+  /// x̃ = D^{-1/2}x in rescaled_ (valid until the next call), or x itself without diag_rescale.
+  LocalRow rescaled(const LocalRow& x) const;
+  /// D_jj += (dl·x_j)² on x's nonzeros (SON §5.2: the diagonal of g gᵀ, g = ℓ'x).
+  void update_diagonal(const LocalRow& x, double dl) noexcept;
+  /// w ← D^{-1/2}w on this rank's entries (diag_rescale; no-op otherwise).
+  void unscale(std::span<double> w) const noexcept;
   void factor_row(index_t k);
-  /// v ← L⁻¹v, and v ← L⁻ᵀv (so that solving is forward then backward).
+  void factor_pseudo_inverse();
+  /// v ← L⁻¹v, and v ← L⁻ᵀv (so that H v is forward then backward); α = 0: v ← Yv and v ← Yᵀv.
   void forward(std::span<double> v) const noexcept;
   void backward(std::span<double> v) const noexcept;
   /// ū += a·x on this rank's entries.
   void add_to_ubar(const LocalRow& x, double a) noexcept;
 
+  // Softmax (K > 1; sketched_newton_classes.cpp).
+  /// The step with K scores, with or without a sketch (rescaling and D's update included).
+  StepResult step_classes(const LocalRow& x, double label);
+  /// The class rows X_k of x: their local indices j·K + k and (diag_rescale) values x_j/sqrt(D_{jK+k}),
+  /// in class_index_ and class_value_ (valid until the next call).
+  void build_class_rows(const LocalRow& x) const;
+  /// X_k as a local row of the dK-dimensional space, after build_class_rows(x).
+  LocalRow class_row(const LocalRow& x, index_t k) const;
+  /// The one Allreduce [Z X_k, ūᵀX_k, ‖X_k‖² for k < K] into zxk_, scores_ (z0) and norms_, and the
+  /// projection: λ' into lambda_ and Σ_k λ'_k H x̂_k into hx_ when some |z0_k| > C (returns true).
+  bool project_classes(const LocalRow& x) const;
+
   SketchedNewtonOptions options_;
   std::unique_ptr<Sketch> sketch_;
   bool regularized_ = false;                // α from the sketch (RFD)
+  bool pseudo_inverse_ = false;             // α = 0: A⁺ with H = (BBᵀ)⁺
   bool form_resolved_ = false;              // false until an automatic form is chosen (first step)
   index_t rows_ = 0;   // R: rows of B (and of the factor)
   index_t basis_ = 0;  // R_z: rows of the sketch's stored basis Z (and entries of c)
@@ -147,8 +243,20 @@ class SketchedNewton final : public Learner {
   double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
   std::vector<double> ubar_, c_, factor_, ghat_, zg_, solve_;
+  std::vector<double> diag_;                // diag_rescale: D (d_p·K entries, like the weights)
+  mutable std::vector<double> rescaled_;    // diag_rescale: x̃'s local values
   std::vector<double> factor_columns_;      // factor_all's work space: L by columns
+  SymmetricEigen eigen_{1};                 // α = 0: BBᵀ = UΛUᵀ
+  index_t classes_ = 1;                     // K
+  std::unique_ptr<detail::BoxProjection> box_;  // K > 1: the projection's QP
+  std::vector<index_t> dense_class_index_;  // K > 1: j·K + k, class-major, for dense examples
+  mutable std::vector<index_t> class_index_;    // K > 1: a sparse example's class rows' indices
+  mutable std::vector<double> class_value_;     // K > 1, diag_rescale: the class rows' values
+  mutable std::vector<double> zxk_, xhat_, mtilde_, scores_, norms_, lambda_;  // K > 1
+  std::vector<double> dscores_, ucoef_, zgrad_;  // K > 1: ∂ℓ/∂p, ū's coefficient per class, Z g
+  std::vector<index_t> ghat_index_;         // K > 1: ĝ's local indices (sparse examples)
   mutable std::vector<double> reduce_, zx_, hx_, scratch_;
+  mutable std::vector<double> pinv_scratch_;  // α = 0: forward's and backward's product
 };
 
 }  // namespace adasketch

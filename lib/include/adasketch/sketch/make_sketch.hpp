@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adasketch/sketch/sketch.hpp"
 
@@ -23,6 +24,8 @@ struct SketchSpec {
   double alpha0 = 0.0;             ///< rfd, fast-rfd
   SketchForm form = SketchForm::dense;  ///< dense, or sparse (time per sparse row independent of d)
   double max_growth = 1e4;  ///< sparse fd and oja: the rebase threshold (FrequentDirectionsOptions::max_growth)
+  /// oja: Γ_t = diag(γ_1, …, γ_ℓ)/t (OjaSketchOptions::gamma); the other kinds take none.
+  std::vector<double> oja_gamma{};
 };
 
 /// Throws InvalidArgument naming the violated condition.

@@ -1,15 +1,16 @@
 #pragma once
 // Oja's sketch (SON Alg. 3, eq. (4)):
 //   Λ_t = (I − Γ_t) Λ_{t−1} + Γ_t diag(V_{t−1} ĝ_t)²,   V_t = orth(V_{t−1} + Γ_t V_{t−1} ĝ_t ĝ_tᵀ),
-//   S_t = (t Λ_t)^{1/2} V_t,   Γ_t = (γ/t) I.
+//   S_t = (t Λ_t)^{1/2} V_t,   Γ_t = diag(γ_1, …, γ_ℓ)/t (SON eq. (4): "a diagonal matrix with
+//   (possibly different) learning rates of order Θ(1/t)"; §5 uses Γ_t = I/t).
 // orth is Gram–Schmidt in row order, done as a Cholesky QR: G = V'V'ᵀ = LLᵀ, V ← L⁻¹V'.
 //
 // Dense form: V is stored (feature-major), M = diag(sqrt(tΛ)); G is updated in closed form from
 // V ĝ and ‖ĝ‖² (no extra communication) and recomputed exactly every `gram_refresh` steps: the
 // re-orthonormalization rewrites every stored row, O(ℓ²d/P) per step.
 // Sparse form (SON §4, App. H, Alg. 5 and 13): V = F Z with F ∈ R^{ℓ×ℓ} lower triangular and
-// replicated, M = diag(sqrt(tΛ)) F; Z ← Z + δĝᵀ with δ = Γ_t Z ĝ (a sparse rank-one update, as Γ_t
-// is scalar), K = ZZᵀ kept by the matching rank-two update, and F ← L⁻¹F with LLᵀ = F K Fᵀ (Gram–
+// replicated, M = diag(sqrt(tΛ)) F; Z ← Z + δĝᵀ with δ = F⁻¹Γ_tF Z ĝ (Alg. 5 line 2; γ_t Z ĝ when
+// every γ_i is the same), a sparse rank-one update, K = ZZᵀ kept by the matching rank-two update, and F ← L⁻¹F with LLᵀ = F K Fᵀ (Gram–
 // Schmidt in the K inner product): O(ℓ³ + ℓs) per step. K is recomputed exactly every
 // `gram_refresh` steps (one ℓ×ℓ Allreduce, O(ℓ²d/P)); when Z's rows have grown so that forming
 // F·(Z·x) would lose more than about four digits to cancellation (the growth ‖F‖·max‖Z_i‖), the
@@ -22,7 +23,9 @@ namespace adasketch {
 struct OjaSketchOptions {
   index_t ell = 10;         ///< Sketch rows ℓ (≥ 1); requires ℓ ≤ d (orthonormal rows).
   std::uint64_t seed = 1;   ///< V_0: uniform entries from counters (global feature, i/4), then orthonormalized.
-  double gamma = 1.0;       ///< Step scale: Γ_t = (gamma / t) I, gamma in (0, 1].
+  /// Step scales: Γ_t = diag(γ_1, …, γ_ℓ)/t. Empty: every γ_i = 1 (Γ_t = I/t); one value: every
+  /// row; ℓ values: one per row. Each γ_i in (0, 1], so that Λ_t stays a convex combination (≥ 0).
+  std::vector<double> gamma{};
   /// Recompute the Gram of the stored rows exactly every this many steps; 0 means every ℓ steps
   /// (dense form), or every max(4ℓ, ⌈d/16⌉) steps (sparse form: the refresh, O(ℓ²d/P), then costs
   /// less per step than the sparse step's O(ℓ³)).
@@ -56,8 +59,9 @@ class OjaSketch final : public Sketch {
  private:
   void do_insert(const LocalRow& a, std::span<const double> za, double aa) override;
   void add_state_fields(StateFields& fields) override;
-  void insert_dense(const LocalRow& a, std::span<const double> za, double aa, double gamma);
-  void insert_sparse(const LocalRow& a, std::span<const double> za, double aa, double gamma);
+  /// gamma: the diagonal of Γ_t.
+  void insert_dense(const LocalRow& a, std::span<const double> za, double aa, std::span<const double> gamma);
+  void insert_sparse(const LocalRow& a, std::span<const double> za, double aa, std::span<const double> gamma);
   /// Dense: V ← L⁻¹V with LLᵀ = basis_gram_ (local triangular solve).
   void orthonormalize();
   void refresh_basis_gram();
@@ -71,6 +75,9 @@ class OjaSketch final : public Sketch {
   void mix_lower(std::span<const double> f, std::span<const double> z, std::span<double> out) const;
 
   OjaSketchOptions options_;
+  std::vector<double> gamma_;       // γ_1, …, γ_ℓ
+  bool uniform_gamma_ = true;       // every γ_i the same: Γ_t is scalar
+  std::vector<double> step_gamma_;  // the diagonal of Γ_t of the current insertion
   std::vector<double> lambda_, basis_gram_, q_;
   std::vector<double> factor_;  // dense: L of the last orthonormalization (row-major lower triangular)
   // Sparse form: F (row-major, lower triangular), δ of the last insertion in q_, K in basis_gram_.

@@ -1,0 +1,197 @@
+// SketchedNewton with K > 1 scores (softmax; sketched_newton.hpp): the class rows X_k = x ⊗ e_k of
+// the dK-dimensional weight space, the projection onto K_t = {W : |W_kᵀx| ≤ C for every k} by the
+// box-constrained QP (box_projection.hpp), and the Newton step on g = x ⊗ ∂ℓ/∂p.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "adasketch/learners/sketched_newton.hpp"
+#include "box_projection.hpp"
+#include "nonzeros.hpp"
+
+namespace adasketch {
+
+namespace {
+std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
+}  // namespace
+
+void SketchedNewton::build_class_rows(const LocalRow& x) const {
+  const index_t K = classes_;
+  const auto v = x.values();
+  ADASKETCH_REQUIRE(x.is_dense() ? static_cast<index_t>(v.size()) == local_dim()
+                                 : static_cast<index_t>(v.size()) <= local_dim(),
+                    "the example has " + std::to_string(v.size()) + " local entries for " + std::to_string(local_dim()) +
+                        " local features");
+  const std::size_t n = v.size();
+  if (!x.is_dense()) {
+    const auto idx = x.indices();
+    for (index_t k = 0; k < K; ++k)
+      for (std::size_t e = 0; e < n; ++e) class_index_[sz(k) * n + e] = idx[e] * K + k;
+  }
+  if (!options_.diag_rescale) return;
+  for (index_t k = 0; k < K; ++k) {  // X_k = D^{-1/2}(x ⊗ e_k)
+    const index_t* rows = x.is_dense() ? dense_class_index_.data() + sz(k) * n : class_index_.data() + sz(k) * n;
+    for (std::size_t e = 0; e < n; ++e) class_value_[sz(k) * n + e] = v[e] / std::sqrt(diag_[sz(rows[e])]);
+  }
+}
+
+LocalRow SketchedNewton::class_row(const LocalRow& x, index_t k) const {
+  const std::size_t n = x.values().size();
+  const std::span<const index_t> idx =
+      x.is_dense() ? std::span<const index_t>(dense_class_index_).subspan(sz(k) * n, n)
+                   : std::span<const index_t>(class_index_).subspan(sz(k) * n, n);
+  const std::span<const double> val =
+      options_.diag_rescale ? std::span<const double>(class_value_).subspan(sz(k) * n, n) : x.values();
+  return LocalRow::sparse(idx, val);
+}
+
+bool SketchedNewton::project_classes(const LocalRow& x) const {
+  const index_t K = classes_, R = rows_, Rz = basis_;
+  build_class_rows(x);
+  // The example's one Allreduce: [Z_p X_k, ū_pᵀX_k, ‖X_k‖² for k < K] (docs/design.md §3).
+  std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  for (index_t k = 0; k < K; ++k) {
+    const LocalRow row = class_row(x, k);
+    if (sketch_) sketch_->add_local_product(row, std::span<double>(reduce_).subspan(sz(k * Rz), sz(Rz)));
+    reduce_[sz(K * Rz + k)] = detail::local_dot(ubar_, row);
+    reduce_[sz(K * Rz + K + k)] = row.local_norm2();
+  }
+  comm().allreduce_sum(reduce_);
+  bool active = false;
+  for (index_t k = 0; k < K; ++k) {
+    double z = reduce_[sz(K * Rz + k)];
+    for (index_t i = 0; i < Rz; ++i) {
+      zxk_[sz(k * Rz + i)] = reduce_[sz(k * Rz + i)];
+      z += c_[sz(i)] * zxk_[sz(k * Rz + i)];  // uᵀX_k = ūᵀX_k + cᵀ(Z X_k)
+    }
+    if (!std::isfinite(z)) throw NumericError(name() + ": the score uᵀx is not finite");
+    scores_[sz(k)] = z;
+    norms_[sz(k)] = reduce_[sz(K * Rz + K + k)];
+    active = active || std::abs(z) > options_.C;
+  }
+  if (!active || norms_[0] == 0.0) return false;  // x = 0: every score is 0
+  // αM = diag(‖X_k‖²) − YᵀY with Y_k = L⁻¹x̂_k, x̂_k = B X_k (Woodbury; disjoint supports).
+  const double alpha = sketch_ ? factor_alpha_ : options_.alpha;
+  for (index_t k = 0; k < K; ++k) {
+    double* y = xhat_.data() + k * R;
+    if (sketch_) {
+      sketch_->mix(std::span<const double>(zxk_).subspan(sz(k * Rz), sz(Rz)), std::span<double>(y, sz(R)));
+      forward(std::span<double>(y, sz(R)));
+    }
+  }
+  for (index_t k = 0; k < K; ++k)
+    for (index_t l = 0; l <= k; ++l) {
+      double m = k == l ? norms_[sz(k)] : 0.0;
+      for (index_t i = 0; i < R; ++i) m -= xhat_[sz(k * R + i)] * xhat_[sz(l * R + i)];
+      if (k == l)  // α X_kᵀA⁻¹X_k ≥ α‖X_k‖²/(α + tr BBᵀ), as for K = 1
+        m = std::max(m, alpha * norms_[sz(k)] / (alpha + factor_trace_));
+      mtilde_[sz(k * K + l)] = m;
+      mtilde_[sz(l * K + k)] = m;
+    }
+  box_->solve(mtilde_, scores_, options_.C, lambda_);  // λ' = λ/α
+  // hx_ = Σ_k λ'_k H x̂_k = L⁻ᵀ(Σ_k λ'_k Y_k).
+  std::fill(hx_.begin(), hx_.end(), 0.0);
+  for (index_t k = 0; k < K; ++k)
+    for (index_t i = 0; i < R; ++i) hx_[sz(i)] += lambda_[sz(k)] * xhat_[sz(k * R + i)];
+  if (sketch_) backward(hx_);
+  return true;
+}
+
+StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
+  const index_t K = classes_, Rz = basis_;
+  const bool active = project_classes(x);
+  // ū collects multiples of each X_k (projection, β of the insertion, Woodbury term) in ucoef_ and
+  // takes them in one pass at the end; Zᵀc is folded in only before a restructuring insertion.
+  std::fill(ucoef_.begin(), ucoef_.end(), 0.0);
+  if (active) {
+    // w = u − Σ_k λ'_k(X_k − BᵀHx̂_k): ū −= λ'_k X_k, c += Mᵀ(Σ_k λ'_k Hx̂_k). Predictions p = z − αMλ'.
+    for (index_t k = 0; k < K; ++k) {
+      ucoef_[sz(k)] -= lambda_[sz(k)];
+      double p = scores_[sz(k)];
+      for (index_t l = 0; l < K; ++l) p -= mtilde_[sz(k * K + l)] * lambda_[sz(l)];
+      dscores_[sz(k)] = p;  // the predictions, until the loss's derivative overwrites them
+    }
+    std::copy(dscores_.begin(), dscores_.end(), scores_.begin());
+    if (sketch_) {
+      sketch_->mix_transpose(hx_, scratch_);
+      for (index_t i = 0; i < Rz; ++i) c_[sz(i)] += scratch_[sz(i)];
+    }
+    ++projections_;
+  }
+  const StepResult result{loss().value(scores_, label), loss().mistake(scores_, label)};
+  loss().derivative(scores_, label, dscores_);
+  double gg = 0.0;  // ‖g‖² = Σ_k (∂ℓ/∂p_k)²‖X_k‖², g = Σ_k ∂ℓ/∂p_k X_k
+  for (index_t k = 0; k < K; ++k) gg += dscores_[sz(k)] * dscores_[sz(k)] * norms_[sz(k)];
+  if (gg > 0.0) {
+    const double root = std::sqrt(options_.sigma + eta(steps() + 1));  // ĝ = root·g (SON Alg. 1 line 7)
+    bool in_row_space = false;
+    index_t slot = -1;
+    if (sketch_ && root != 0.0) {
+      Sketch& sk = *sketch_;
+      if (sk.next_insert_restructures()) {  // a dense shrink or a rebase: fold u = ū + Zᵀc into ū
+        sk.add_local_transpose_product(c_, ubar_);
+        std::fill(c_.begin(), c_.end(), 0.0);
+      }
+      // ĝ = root Σ_k ∂ℓ/∂p_k X_k as a local row of the dK-dimensional sketch; Zĝ from the reduced Z X_k.
+      const std::size_t n = x.values().size();
+      for (index_t k = 0; k < K; ++k) {  // feature-major: entry (e, k) at e·K + k
+        const LocalRow row = class_row(x, k);
+        const double f = root * dscores_[sz(k)];
+        for (std::size_t e = 0; e < n; ++e) {
+          ghat_[e * sz(K) + sz(k)] = f * row.values()[e];
+          ghat_index_[e * sz(K) + sz(k)] = row.indices()[e];
+        }
+      }
+      const std::span<const double> gv(ghat_.data(), n * sz(K));
+      const LocalRow ghat =
+          x.is_dense() ? LocalRow::dense(gv) : LocalRow::sparse(std::span<const index_t>(ghat_index_).first(n * sz(K)), gv);
+      for (index_t i = 0; i < Rz; ++i) {
+        double v = 0.0;
+        for (index_t k = 0; k < K; ++k) v += dscores_[sz(k)] * zxk_[sz(k * Rz + i)];
+        zgrad_[sz(i)] = v;  // Z g
+        zg_[sz(i)] = root * v;  // Z ĝ
+      }
+      sk.insert(ghat, zg_, root * root * gg);
+      const double beta = sk.update_coefficients(c_, ubar_, 1);  // Z_oldᵀc = Z_newᵀc' + βĝ + (retired rows)
+      for (index_t k = 0; k < K; ++k) ucoef_[sz(k)] += beta * root * dscores_[sz(k)];
+      sk.update_product(zgrad_, root * gg);  // Z_new g, with ĝᵀg = root‖g‖²
+      slot = sk.last_appended_row();
+      if (slot >= 0) {
+        factor_row(slot);
+        in_row_space = true;
+      } else {
+        factor_all();
+      }
+    }
+    // SON Alg. 1 line 9: u_{t+1} = w_t − A_t⁻¹g.
+    if (in_row_space) {  // g = Bᵀe_slot/root: A⁻¹g = BᵀHe_slot/root
+      std::fill(solve_.begin(), solve_.end(), 0.0);
+      solve_[sz(slot)] = 1.0;
+      forward(solve_);
+      backward(solve_);
+      sketch_->mix_transpose(solve_, scratch_);
+      for (index_t i = 0; i < Rz; ++i) c_[sz(i)] -= scratch_[sz(i)] / root;
+    } else {
+      // Woodbury: A⁻¹g = (g − BᵀHBg)/α: ū −= (∂ℓ/∂p_k/α)X_k, c += Mᵀ(H Bg)/α (A = αI without a sketch).
+      const double alpha = sketch_ ? factor_alpha_ : options_.alpha;  // α_t after the insertion (RFD)
+      if (sketch_) {
+        sketch_->mix(zgrad_, solve_);
+        forward(solve_);
+        backward(solve_);
+        sketch_->mix_transpose(solve_, scratch_);
+        for (index_t i = 0; i < Rz; ++i) c_[sz(i)] += scratch_[sz(i)] / alpha;
+      }
+      for (index_t k = 0; k < K; ++k) ucoef_[sz(k)] -= dscores_[sz(k)] / alpha;
+    }
+  }
+  for (index_t k = 0; k < K; ++k) detail::add_scaled(class_row(x, k), ucoef_[sz(k)], ubar_);
+  // SON §5.2: D_{jK+k} += (∂ℓ/∂p_k x_j)², the diagonal of g gᵀ in the original coordinates.
+  if (options_.diag_rescale)
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+      for (index_t k = 0; k < K; ++k) diag_[j * sz(K) + sz(k)] += (dscores_[sz(k)] * v) * (dscores_[sz(k)] * v);
+    });
+  return result;
+}
+
+}  // namespace adasketch
