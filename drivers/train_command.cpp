@@ -53,7 +53,8 @@ OptionParser make_parser() {
                      data_help());
   p.optional("algo", "NAME",
              "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
-             "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son (required unless --resume)");
+             "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son, ada-full, ada-full-da or full-on "
+             "(required unless --resume)");
   p.required("data", OptionType::String, "DATA", "training examples: a file or a synthetic spec");
   p.optional("loss", OptionType::String, "L", to_string(d.loss),
              "squared, absolute, logistic, hinge, squared-hinge or softmax");

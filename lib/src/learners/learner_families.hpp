@@ -13,5 +13,8 @@ std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const B
 std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son (learners/sketched_newton.cpp)
 std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
+/// ada-full, ada-full-da, full-on (learners/make_full_matrix.cpp); throws InvalidArgument for them in a
+/// build without ScaLAPACK.
+std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 
 }  // namespace adasketch
