@@ -19,7 +19,8 @@ index_t equal_block(const BlockPartition& partition) {
   if (partition.is_uniform()) return partition.block_size();
   const index_t b = partition.size(0), d = partition.dim();
   bool equal = b >= 1;
-  for (int p = 1; equal && p < partition.parts(); ++p) equal = partition.begin(p) == std::min(b * p, d);
+  for (int p = 1; equal && p <= partition.parts(); ++p)  // block p − 1 is [min(b(p−1), d), min(bp, d))
+    equal = partition.end(p - 1) == std::min(b * p, d);
   ADASKETCH_REQUIRE(equal, "the exact learners need a partition of equal blocks (all but the trailing ones, which "
                            "may be shorter or empty: ScaLAPACK's 1-D block layout), got " +
                                std::to_string(partition.size(0)) + " features on rank 0 of " + std::to_string(d));
