@@ -203,7 +203,7 @@ TEST(FullMatrix, AdaFullEqualsDenseReferenceOnEveryGrid) {
   };
   // n = dK: 24 for the binary losses, 30 for softmax (d = 10, K = 3).
   const Case cases[] = {{LossKind::logistic, 2, 24}, {LossKind::squared, 2, 24}, {LossKind::softmax, 3, 10}};
-  const index_t steps = 60;
+  const index_t steps = 50;
   for (const Case& c : cases) {
     const Loss loss(c.loss, c.classes);
     const FullData data = make_full_data(steps, c.d, 5, 0.6, 2.0);
@@ -250,23 +250,27 @@ TEST(FullMatrix, FullOnEqualsDenseReferenceOnEveryGrid) {
 // ---- The same run on one process ----------------------------------------------------------------------
 
 TEST(FullMatrix, SameWeightsOnOneProcessAndWithTheAutomaticGrid) {
-  // d = 2 at 3 ranks leaves rank 2 without features (an empty block) and the automatic block 1.
+  // d = 2 at 3 ranks leaves rank 2 without features (an empty block), with blocks of 1 (automatic).
   const auto comm = world();
   const Communicator self(MPI_COMM_SELF);
   for (const index_t d : {index_t{2}, index_t{17}}) {
-    const FullData data = make_full_data(60, d, 9, 0.7, 1.5);
+    const FullData data = make_full_data(40, d, 9, 0.7, 1.5);
     for (const std::string algorithm : {"ada-full", "ada-full-da", "full-on"}) {
       LearnerSpec spec;
       spec.algorithm = algorithm;
       spec.loss = algorithm == "full-on" ? LossKind::squared : LossKind::logistic;
       spec.eta = 0.4;
       spec.sigma = 0.1;
-      auto parallel = make_learner(comm, d, spec);
       auto serial = make_learner(self, d, spec);
-      const auto lp = run_examples(*parallel, data, 0, data.x.n);
       const auto ls = run_examples(*serial, data, 0, data.x.n);
-      EXPECT_LT(relative_max_diff(lp, ls), 1e-10) << algorithm << ", d = " << d;
-      EXPECT_LT(relative_max_diff(all_weights(*parallel), all_weights(*serial)), 1e-10) << algorithm << ", d = " << d;
+      for (const int rows : {0, comm.size()}) {  // the automatic grid 1×P (1×1 at one rank), and P×1
+        spec.grid_rows = rows;
+        auto parallel = make_learner(comm, d, spec);
+        const auto lp = run_examples(*parallel, data, 0, data.x.n);
+        EXPECT_LT(relative_max_diff(lp, ls), 1e-10) << algorithm << ", d = " << d << ", grid rows " << rows;
+        EXPECT_LT(relative_max_diff(all_weights(*parallel), all_weights(*serial)), 1e-10)
+            << algorithm << ", d = " << d << ", grid rows " << rows;
+      }
     }
   }
 }
@@ -282,7 +286,7 @@ TEST(FullMatrix, SameWeightsOnOneProcessAndWithTheAutomaticGrid) {
 // independent gradients removes λ_r > 0 and the learners part.
 TEST(FullMatrix, FdSketchedLearnersWithEllAboveTheGradientRankEqualTheExactOnes) {
   const auto comm = world();
-  const index_t steps = 80;
+  const index_t steps = 50;
   struct Pair {
     std::string sketched, exact;
     bool softmax;

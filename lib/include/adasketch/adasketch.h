@@ -39,7 +39,8 @@ const char* adasketch_version(void);
 /* The hyperparameters of make_learner (C++ LearnerSpec). Strings are copied by the create calls. */
 typedef struct adasketch_spec {
   const char* algorithm;    /* ada-diag, ada-fd, fast-ada-fd, ada-gp, ada-dp (and -da forms), fd-son,
-                               fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son */
+                               fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son; with ScaLAPACK
+                               the exact ada-full, ada-full-da and full-on */
   const char* loss;         /* squared, absolute, logistic, hinge, squared-hinge, softmax */
   int classes;              /* K for softmax */
   int64_t ell;              /* sketch size */

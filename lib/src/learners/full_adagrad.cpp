@@ -49,7 +49,11 @@ struct FullAdaGrad::Grid {
     pdsyevd_("V", "L", &n, copy.data(), &kOne, &kOne, copy.desc(), lambda.data(), v.data(), &kOne, &kOne, v.desc(),
              &lwork, &query, &liwork, &query, &info, 1, 1);
     if (info != 0) throw LapackError("pdsyevd (workspace query)", info);
-    work.assign(static_cast<std::size_t>(std::max(lwork, 1.0)), 0.0);
+    // The query counts 2·NP·NQ local entries for the divide-and-conquer stage (pdstedc), but pdlaed1
+    // lays them out with leading dimension max(NP, 1): a process without rows of G would overrun it.
+    const double np = std::max(g.local_rows(), 1), nq = std::max(g.local_cols(), 1);
+    const double needed = 1.0 + 8.0 * n + 2.0 * np * nq;  // pdsyevd's LWMIN with NP, NQ ≥ 1
+    work.assign(static_cast<std::size_t>(std::max(lwork, needed)), 0.0);
     iwork.assign(static_cast<std::size_t>(std::max(liwork, 1)), 0);
   }
 

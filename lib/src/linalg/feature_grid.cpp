@@ -21,9 +21,10 @@ index_t equal_block(const BlockPartition& partition) {
   bool equal = b >= 1;
   for (int p = 1; equal && p <= partition.parts(); ++p)  // block p − 1 is [min(b(p−1), d), min(bp, d))
     equal = partition.end(p - 1) == std::min(b * p, d);
-  ADASKETCH_REQUIRE(equal, "the exact learners need a partition of equal blocks (all but the trailing ones, which "
-                           "may be shorter or empty: ScaLAPACK's 1-D block layout), got " +
-                               std::to_string(partition.size(0)) + " features on rank 0 of " + std::to_string(d));
+  if (!equal)
+    throw InvalidArgument("the exact learners need a partition of equal blocks (ScaLAPACK's 1-D block layout): with "
+                          "b features on rank 0, rank p must hold features [min(p·b, d), min((p+1)·b, d)); here b = " +
+                          std::to_string(b) + ", d = " + std::to_string(d));
   return b;
 }
 
@@ -35,10 +36,9 @@ FeatureGrid::Shape FeatureGrid::checked_shape(const Communicator& comm, const Bl
                                               int rows, int block) {
   partition.require_parts_for(comm);
   const int P = comm.size();
-  ADASKETCH_REQUIRE(rows >= 0 && (rows == 0 || P % rows == 0),
-                    "grid rows = " + std::to_string(rows) + " on " + std::to_string(P) +
-                        " processes (the process grid's rows must divide the rank count; 0 picks the most nearly "
-                        "square grid)");
+  if (rows < 0 || (rows > 0 && P % rows != 0))
+    throw InvalidArgument("the ScaLAPACK process grid's rows (grid rows = " + std::to_string(rows) +
+                          ") must divide the rank count " + std::to_string(P) + " (0 picks the most nearly square grid)");
   ADASKETCH_REQUIRE(block >= 0, "block = " + std::to_string(block));
   ADASKETCH_REQUIRE(width >= 1 && partition.dim() <= INT_MAX / width,
                     "d·K = " + std::to_string(partition.dim()) + " × " + std::to_string(width) +

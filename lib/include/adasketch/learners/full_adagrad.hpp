@@ -14,8 +14,10 @@
 //   2. g (and Σg) moved to the grid (pdgemr2d), G += ggᵀ (pdger);
 //   3. G = VΛVᵀ by the divide-and-conquer eigensolver (pdsyevd) on a copy of G;
 //   4. H⁻¹v = V diag(1/(δ + √λ_i)) Vᵀv (two pdgemv) for v = g or Σg, moved back (pdgemr2d).
-// H_t⁻¹ has no cheaper exact update: G_t^{1/2} changes in every eigenvector when G_t takes a rank-one
-// term, so the eigendecomposition is recomputed each step. Eigenvalues λ_i ≤ rank_tolerance·λ_max are
+// The eigendecomposition is recomputed each step: G_t^{1/2} changes in every eigenvector when G_t takes
+// a rank-one term, and even the rank-one update of an eigendecomposition (the secular equation, as in
+// the divide-and-conquer merge) ends with V ← V·U for a dense n×n U, O(n³) as well, while round-off
+// would accumulate in V over the steps. Eigenvalues λ_i ≤ rank_tolerance·λ_max are
 // the round-off of G's null space (t < dK) and count as zero (factor 1/δ, as the sketched learners drop
 // them): √λ would otherwise put about √(u·λ_max)/δ of noise into H⁻¹.
 // A zero gradient (ℓ' = 0 or x = 0) changes neither G nor the weights (no eigensolve).
