@@ -179,7 +179,8 @@ StepResult FullAdaGrad::do_step(const LocalRow& x, double label) {
   int info = 0;
   pdsyevd_("V", "L", &n, gr.copy.data(), &kOne, &kOne, gr.copy.desc(), gr.lambda.data(), gr.v.data(), &kOne, &kOne,
            gr.v.desc(), gr.work.data(), &lwork, gr.iwork.data(), &liwork, &info, 1, 1);
-  if (info != 0) throw LapackError("pdsyevd", info);
+  // A failure (info > 0: an eigenvalue did not converge) may be seen on some processes only: agreed.
+  if (const index_t worst = comm().allreduce_max(index_t{info}); worst != 0) throw LapackError("pdsyevd", worst);
   const double lambda_max = gr.lambda.back(), delta = options_.delta;  // ascending
   if (!std::isfinite(lambda_max)) throw NumericError(name() + ": non-finite eigenvalue of G");
   for (std::size_t i = 0; i < gr.lambda.size(); ++i) {

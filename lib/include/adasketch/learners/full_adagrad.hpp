@@ -12,7 +12,8 @@
 // features [begin(p), end(p)), docs/design.md §3). A step with g ≠ 0:
 //   1. one Allreduce of the K scores and ‖x‖²;
 //   2. g (and Σg) moved to the grid (pdgemr2d), G += ggᵀ (pdger);
-//   3. G = VΛVᵀ by the divide-and-conquer eigensolver (pdsyevd) on a copy of G;
+//   3. G = VΛVᵀ by the divide-and-conquer eigensolver (pdsyevd) on a copy of G, its status agreed by
+//      one more Allreduce of one number;
 //   4. H⁻¹v = V diag(1/(δ + √λ_i)) Vᵀv (two pdgemv) for v = g or Σg, moved back (pdgemr2d).
 // The eigendecomposition is recomputed each step: G_t^{1/2} changes in every eigenvector when G_t takes
 // a rank-one term, and even the rank-one update of an eigendecomposition (the secular equation, as in
