@@ -14,7 +14,8 @@
 //             its rows of width n, item-major: the layout of a StateFields block (a checkpoint that
 //             does not depend on the rank count or the grid).
 // The square matrices live on an nprow×npcol grid with square blocks (pdsyevd needs MB = NB), and
-// vectors on it are n×c matrices in process column 0 with the same row blocks (aligned with A's rows).
+// vectors on it are n×c matrices with the same blocks (aligned with A's rows; in process column 0
+// when c ≤ block).
 #include <array>
 #include <span>
 
@@ -42,7 +43,7 @@ class FeatureGrid {
 
   /// A zeroed n×n matrix on the grid.
   DistributedMatrix square() const { return DistributedMatrix(grid_, n_, n_, block_, block_); }
-  /// A zeroed n×cols matrix on the grid: cols vectors in process column 0.
+  /// A zeroed n×cols matrix on the grid: cols vectors (in process column 0 when cols ≤ block()).
   DistributedMatrix vectors(int cols) const { return DistributedMatrix(grid_, n_, cols, block_, block_); }
   /// Global row of local row `local_row` of a grid matrix on this process (vectors: in process column 0).
   int global_row(int local_row) const noexcept;
