@@ -1,4 +1,4 @@
-# adasketch.pc (and adasketch-evaluation.pc with the evaluation component) for pkg-config users:
+# adasketch.pc (and adasketch-evaluation.pc with the ScaLAPACK parts) for pkg-config users:
 #   mpicxx -std=c++20 app.cpp $(pkg-config --cflags --libs adasketch)            (shared library)
 #   ... $(pkg-config --cflags --libs --static adasketch)                          (static library)
 # MPI comes from the compiler wrapper, or from the MPI's own pkg-config module (Requires), when found.
@@ -37,9 +37,13 @@ function(adasketch_pc_libs out)
   endforeach()
   set(${out} "${flags}" PARENT_SCOPE)
 endfunction()
-adasketch_pc_libs(ADASKETCH_PC_LIBS_PRIVATE ${ADASKETCH_LAPACKE_LIBRARIES} ${LAPACK_LIBRARIES} ${BLAS_LIBRARIES}
-                  ${ZLIB_LIBRARIES})
-adasketch_pc_libs(ADASKETCH_PC_EVALUATION_LIBS_PRIVATE ${ADASKETCH_SCALAPACK_LIBRARY})
+# With ADASKETCH_WITH_SCALAPACK the core library itself calls ScaLAPACK (the exact learners and covariance).
+set(ADASKETCH_PC_SCALAPACK "")
+if(ADASKETCH_WITH_SCALAPACK)
+  set(ADASKETCH_PC_SCALAPACK ${ADASKETCH_SCALAPACK_LIBRARY})
+endif()
+adasketch_pc_libs(ADASKETCH_PC_LIBS_PRIVATE ${ADASKETCH_PC_SCALAPACK} ${ADASKETCH_LAPACKE_LIBRARIES} ${LAPACK_LIBRARIES}
+                  ${BLAS_LIBRARIES} ${ZLIB_LIBRARIES})
 # The files are relocatable: the prefix is found from the .pc file's own directory.
 file(RELATIVE_PATH ADASKETCH_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" ADASKETCH_PC_TO_PREFIX "${ADASKETCH_PC_TO_PREFIX}")

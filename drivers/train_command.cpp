@@ -55,7 +55,8 @@ OptionParser make_parser() {
                      data_help());
   p.optional("algo", "NAME",
              "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
-             "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son, comp-adagrad or comp-adagrad-da "
+             "ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son, comp-adagrad, comp-adagrad-da, "
+             "ada-full, ada-full-da or full-on "
              "(required unless --resume)");
   p.required("data", OptionType::String, "DATA", "training examples: a file or a synthetic spec");
   p.optional("loss", OptionType::String, "L", to_string(d.loss),

@@ -1,6 +1,7 @@
 #pragma once
-// Everything of the core library in one include. The evaluation component (the exact covariance,
-// ScaLAPACK) is separate: <adasketch/evaluation/exact_covariance.hpp>, target adasketch::evaluation.
+// Everything of the core library in one include, with the exact learners when the build has ScaLAPACK
+// (ADASKETCH_WITH_EXACT_LEARNERS). The exact covariance is included on its own:
+// <adasketch/evaluation/exact_covariance.hpp>, target adasketch::evaluation.
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
 #include "adasketch/data/dense_binary.hpp"
@@ -36,3 +37,7 @@
 #include "adasketch/training/training_state.hpp"
 #include "adasketch/types.hpp"
 #include "adasketch/version.hpp"
+#if ADASKETCH_WITH_EXACT_LEARNERS
+#include "adasketch/learners/full_adagrad.hpp"
+#include "adasketch/learners/full_newton.hpp"
+#endif

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "adasketch/error.hpp"
-#include "blacs_grid.hpp"
-#include "scalapack_api.hpp"
+#include "../linalg/blacs_grid.hpp"
+#include "../linalg/scalapack_api.hpp"
 
 namespace adasketch {
 
@@ -17,13 +17,6 @@ namespace {
 constexpr int kOne = 1;
 /// Largest block of the eigensolver grid (a usual ScaLAPACK blocking factor for pdsytrd).
 constexpr int kMaxBlock = 64;
-
-/// The most nearly square grid pr × pc = P with pr ≤ pc (ScaLAPACK's eigensolvers prefer it).
-int grid_rows(int p) {
-  int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
-  while (r > 1 && p % r != 0) --r;
-  return std::max(r, 1);
-}
 
 /// Validated before any collective call, so that every rank throws alike.
 const BlockPartition& checked_partition(const BlockPartition& partition, const Communicator& comm) {
@@ -68,7 +61,7 @@ class ExactCovariance::Impl {
         d_(checked_int(partition.dim(), "dim")),
         batch_(checked_int(batch_rows, "batch_rows")),
         slices_(comm.get(), 1, comm.size()),
-        grid_(comm.get(), grid_rows(comm.size()), comm.size() / grid_rows(comm.size())),
+        grid_(comm.get(), near_square_rows(comm.size()), comm.size() / near_square_rows(comm.size())),
         nb_(std::clamp((d_ + 2 * grid_.npcol() - 1) / (2 * grid_.npcol()), 1, kMaxBlock)),
         rows_slices_(slices_, batch_, d_, batch_, static_cast<int>(partition.block_size())),
         rows_grid_(grid_, batch_, d_, nb_, nb_),

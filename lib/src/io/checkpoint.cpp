@@ -16,6 +16,12 @@
 
 namespace adasketch {
 
+// The learner's checkpoint hooks (Learner::before_state_save, after_state_load).
+struct detail::CheckpointAccess {
+  static void before_save(Learner& learner, StateFields& fields) { learner.before_state_save(fields); }
+  static void after_load(Learner& learner, StateFields& fields) { learner.after_state_load(fields); }
+};
+
 namespace {
 
 using detail::FieldEntry;
@@ -167,6 +173,7 @@ void detail::save_checkpoint_interrupted(const std::string& path, Learner& learn
   const Communicator& comm = learner.comm();
   StateFields state;
   learner.state_fields(state);
+  detail::CheckpointAccess::before_save(learner, state);
   const std::vector<Field>& fields = state.fields();
   const std::size_t extension = detail::extension_bytes(learner.spec());
   std::vector<FieldEntry> entries = detail::layout(fields, extension);
@@ -263,6 +270,7 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
         break;
       case Kind::block: break;
     }
+  detail::CheckpointAccess::after_load(learner, state);
   return header;
 }
 

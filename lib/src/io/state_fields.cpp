@@ -1,6 +1,7 @@
 #include "adasketch/io/state_fields.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -52,6 +53,22 @@ void StateFields::block(const std::string& name, const BlockPartition& partition
   f.width = width;
   f.first = partition.begin(rank);
   f.values = local;
+}
+
+std::span<double> StateFields::staged_block(const std::string& name, const BlockPartition& partition, int rank,
+                                            index_t width) {
+  ADASKETCH_REQUIRE(width >= 1, "width = " + std::to_string(width));
+  ADASKETCH_REQUIRE(rank >= 0 && rank < partition.parts(), "rank = " + std::to_string(rank));
+  auto storage = std::make_shared<std::vector<double>>(static_cast<std::size_t>(partition.size(rank) * width), 0.0);
+  block(name, partition, rank, width, *storage);
+  staged_.push_back(std::move(storage));
+  return fields_.back().values;
+}
+
+const StateFields::Field& StateFields::field(const std::string& name) const {
+  const auto it = std::find_if(fields_.begin(), fields_.end(), [&](const Field& f) { return f.name == name; });
+  ADASKETCH_REQUIRE(it != fields_.end(), "no field '" + name + "' is listed");
+  return *it;
 }
 
 std::string to_string(StateFields::Kind kind) {

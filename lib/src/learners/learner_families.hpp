@@ -15,5 +15,8 @@ std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const B
 std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 /// comp-adagrad, comp-adagrad-da (learners/comp_adagrad.cpp)
 std::unique_ptr<Learner> make_comp_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
+/// ada-full, ada-full-da, full-on (learners/make_full_matrix.cpp); throws InvalidArgument for them in a
+/// build without ScaLAPACK.
+std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
 
 }  // namespace adasketch

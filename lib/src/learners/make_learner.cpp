@@ -11,12 +11,13 @@ std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, con
 }
 
 std::unique_ptr<Learner> make_learner(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
-  for (auto* family : {&make_diagonal_adagrad, &make_sketched_adagrad, &make_sketched_newton, &make_comp_adagrad})
+  for (auto* family :
+       {&make_diagonal_adagrad, &make_sketched_adagrad, &make_sketched_newton, &make_comp_adagrad, &make_full_matrix})
     if (auto learner = family(comm, partition, spec)) return learner;
   throw InvalidArgument("unknown algorithm '" + spec.algorithm +
                         "' (expected ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, "
                         "ada-dp, ada-dp-da, fd-son, fast-fd-son, "
-                        "rp-son, oja-son, rfd-son, fast-rfd-son, comp-adagrad or comp-adagrad-da)");
+                        "rp-son, oja-son, rfd-son, fast-rfd-son, comp-adagrad, comp-adagrad-da, ada-full, ada-full-da or full-on)");
 }
 
 }  // namespace adasketch

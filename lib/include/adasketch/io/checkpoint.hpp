@@ -34,13 +34,14 @@
 // Checksums: Σ_e splitmix64(word_e XOR splitmix64(e)) over a field's entries e (the same order-free
 // checksum as the model file's weights), so they do not depend on how blocks were split.
 //
-// Writing: every rank writes its blocks (MPI_File_write_at_all), rank 0 the header, table and the
-// replicated fields, into FILE.tmp; MPI_File_sync; every rank closes it; rank 0 renames it to FILE
+// Writing: the learner's checkpoint hook first copies state it keeps in another layout into its
+// staged fields (an exact learner's d×d matrix, by feature rows); every rank writes its blocks
+// (MPI_File_write_at_all), rank 0 the header, table and the replicated fields, into FILE.tmp; MPI_File_sync; every rank closes it; rank 0 renames it to FILE
 // and syncs the directory. A crash at any moment leaves FILE as it was (the previous checkpoint) or
 // complete. Replicated fields are rank 0's copy (they are identical on every rank).
 //
-// Reading at P' ranks: each rank reads its own items of every block, whatever the writer's P, so a
-// run resumes at any rank count; it then equals an uninterrupted run at P' to round-off (bitwise at
+// Reading at P' ranks: each rank reads its own items of every block, whatever the writer's P (then the
+// learner's hook installs its staged fields), so a run resumes at any rank count; it then equals an uninterrupted run at P' to round-off (bitwise at
 // the writer's rank count).
 #include <string>
 #include <vector>

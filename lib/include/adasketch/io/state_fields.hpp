@@ -9,8 +9,12 @@
 //                split by a BlockPartition (a sketch's feature-major columns, a weight slice, ...):
 //                stored at the item's global offset, so a file does not depend on the rank count.
 // Scratch buffers (overwritten before they are read in every step) are not state and are not listed.
+// State an object keeps in another layout (a block-cyclic matrix) is listed as a staged block: the
+// listing owns its storage, and the object copies the state in before the views are read and out
+// after they were filled (Learner's checkpoint hooks).
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,12 +59,18 @@ class StateFields {
   /// each, item-major (local.size() must be partition.size(rank)·width).
   void block(const std::string& name, const BlockPartition& partition, int rank, index_t width,
              std::span<double> local);
+  /// A block like block(), whose partition.size(rank)·width doubles this listing owns (zeroed; shared
+  /// by its copies): the view of state kept in another layout. Returns the local view.
+  std::span<double> staged_block(const std::string& name, const BlockPartition& partition, int rank, index_t width);
 
   const std::vector<Field>& fields() const noexcept { return fields_; }
+  /// The field listed as `name`; throws InvalidArgument when there is none.
+  const Field& field(const std::string& name) const;
 
  private:
   Field& add(const std::string& name, Kind kind);
   std::vector<Field> fields_;
+  std::vector<std::shared_ptr<std::vector<double>>> staged_;  ///< storage of the staged blocks
 };
 
 /// "integer", "flag", "real", "array" or "block".

@@ -1,6 +1,7 @@
 #pragma once
 // The learners' default hyperparameters: one set, read by the options structs of every learner
-// (DiagonalAdaGradOptions, SketchedAdaGradOptions, SketchedNewtonOptions), by LearnerSpec (so
+// (DiagonalAdaGradOptions, SketchedAdaGradOptions, SketchedNewtonOptions, FullAdaGradOptions,
+// FullNewtonOptions), by LearnerSpec (so
 // make_learner) and by `adasketch train`'s --help, so a learner has the same defaults whichever way
 // it is built.
 #include <cstdint>
@@ -21,5 +22,9 @@ inline constexpr double lambda1 = 0.0;      ///< composite φ(w) = λ₁‖w‖�
 inline constexpr double lambda2 = 0.0;      ///< … and the ℓ2 weight
 inline constexpr double tau = 1.0;          ///< CompAdaGrad τ: weight of the diagonal block on the complement
 inline constexpr double rescale_d1 = 0.1;   ///< SON diagonal rescaling: D_1 = 0.1·I (SON §5.2, footnote 6)
+inline constexpr int grid_rows = 0;         ///< exact learners: ScaLAPACK grid rows (0: the most nearly square grid)
+inline constexpr int grid_block = 0;        ///< exact learners: ScaLAPACK block size (0: automatic, ≤ 64)
+/// ADA-FULL: eigenvalues λ ≤ rank_tolerance·λ_max of G count as zero (the eigensolver's round-off level).
+inline constexpr double full_rank_tolerance = 1e-13;
 
 }  // namespace adasketch::defaults

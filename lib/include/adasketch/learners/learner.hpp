@@ -23,6 +23,10 @@
 
 namespace adasketch {
 
+namespace detail {
+struct CheckpointAccess;  // lib/src/io/checkpoint.cpp: calls the checkpoint hooks
+}  // namespace detail
+
 /// SON's η_t: constant η, η/t (the RFD paper's η_t = O(1/t)), or η/√t (SON §2's choice when σ = 0).
 enum class EtaSchedule { constant, inv_t, inv_sqrt_t };
 /// "constant", "inv-t" or "inv-sqrt-t".
@@ -62,7 +66,7 @@ struct LearnerSpec {
   std::vector<double> oja_gamma;
   /// Exact learners (ada-full, ada-full-da, full-on): rows of the ScaLAPACK process grid; 0 picks
   /// the most nearly square grid. Must divide the rank count.
-  int grid_rows = 0;
+  int grid_rows = defaults::grid_rows;
 };
 
 /// What one step observed, before its update (progressive validation).
@@ -120,8 +124,15 @@ class Learner {
   virtual void add_local_scores(const LocalRow& x, std::span<double> out) const = 0;
   /// The algorithm's own state fields (state_fields() lists the step count first).
   virtual void add_state_fields(StateFields& fields) = 0;
+  /// Checkpoint hooks, collective: save_checkpoint calls the first after state_fields() and before it
+  /// reads the views, load_checkpoint the second after it filled them. A learner that lists state kept
+  /// in another layout (StateFields::staged_block: a block-cyclic matrix) copies it into the views, or
+  /// takes it from them; the default does nothing.
+  virtual void before_state_save(StateFields& fields) { (void)fields; }
+  virtual void after_state_load(StateFields& fields) { (void)fields; }
 
  private:
+  friend struct detail::CheckpointAccess;
   std::string non_finite_diagnosis(const LocalRow& x, const std::string& what) const;
 
  private:

@@ -1,8 +1,10 @@
 #pragma once
 // Prototypes of the BLACS, PBLAS and ScaLAPACK routines adasketch calls (Debian's
 // libscalapack-openmpi ships no C header). Integers are the default 32-bit Fortran INTEGER.
-// pdsyev_ is Fortran: its CHARACTER arguments carry hidden lengths at the end (gfortran ABI).
-// pdsyrk_, pdgemr2d_ and the Cblacs_* entry points are C.
+// pdsyev_ and pdsyevd_ are Fortran: their CHARACTER arguments carry hidden lengths at the end
+// (gfortran ABI). The PBLAS (pdsyrk_, pdgemv_, pdger_), pdgemr2d_ and the Cblacs_* entry points are C.
+// Only descinit_, pdsyev_ and pdsyevd_ return an info code; the PBLAS and pdgemr2d_ report bad
+// arguments through pxerbla only, so callers pass arguments valid by construction.
 #include <mpi.h>
 
 #include <cstddef>
@@ -24,6 +26,16 @@ void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const
 void pdsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
              const double* a, const int* ia, const int* ja, const int* desca, const double* beta, double* c,
              const int* ic, const int* jc, const int* descc);
+void pdgemv_(const char* trans, const int* m, const int* n, const double* alpha, const double* a, const int* ia,
+             const int* ja, const int* desca, const double* x, const int* ix, const int* jx, const int* descx,
+             const int* incx, const double* beta, double* y, const int* iy, const int* jy, const int* descy,
+             const int* incy);
+void pdger_(const int* m, const int* n, const double* alpha, const double* x, const int* ix, const int* jx,
+            const int* descx, const int* incx, const double* y, const int* iy, const int* jy, const int* descy,
+            const int* incy, double* a, const int* ia, const int* ja, const int* desca);
+void pdsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* ia, const int* ja,
+              const int* desca, double* w, double* z, const int* iz, const int* jz, const int* descz, double* work,
+              const int* lwork, int* iwork, const int* liwork, int* info, std::size_t jobz_len, std::size_t uplo_len);
 void pdsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* ia, const int* ja,
              const int* desca, double* w, double* z, const int* iz, const int* jz, const int* descz,
              double* work, const int* lwork, int* info, std::size_t jobz_len, std::size_t uplo_len);

@@ -1,6 +1,7 @@
 #pragma once
-// RAII BLACS process grids and block-cyclic matrices for the ScaLAPACK calls of ExactCovariance
-// (docs/design.md §3: the exact d×d baselines are the one place ScaLAPACK is used). Private to lib/src.
+// RAII BLACS process grids and block-cyclic matrices for the ScaLAPACK calls of ExactCovariance and of
+// the exact learners (docs/design.md §3: the d×d matrices are the one place ScaLAPACK is used).
+// Private to lib/src.
 #include <mpi.h>
 
 #include <array>
@@ -8,6 +9,10 @@
 #include <vector>
 
 namespace adasketch {
+
+/// The rows pr of the most nearly square grid pr × pc = processes with pr ≤ pc (ScaLAPACK's
+/// eigensolvers prefer it).
+int near_square_rows(int processes) noexcept;
 
 /// An nprow×npcol BLACS grid over every process of a communicator, ranks in row-major order
 /// (rank r sits at (r / npcol, r % npcol)). Collective to create; released with Cblacs_gridexit.

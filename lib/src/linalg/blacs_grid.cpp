@@ -1,6 +1,7 @@
 #include "blacs_grid.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "adasketch/comm/communicator.hpp"
@@ -8,6 +9,12 @@
 #include "scalapack_api.hpp"
 
 namespace adasketch {
+
+int near_square_rows(int processes) noexcept {
+  int r = static_cast<int>(std::sqrt(static_cast<double>(processes)));
+  while (r > 1 && processes % r != 0) --r;
+  return std::max(r, 1);
+}
 
 BlacsGrid::BlacsGrid(MPI_Comm comm, int nprow, int npcol) {
   int size = 0, rank = 0;

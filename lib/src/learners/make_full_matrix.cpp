@@ -1,0 +1,44 @@
+// The exact learners' family factory, in every build: without ScaLAPACK it refuses their names.
+#include <memory>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "adasketch/version.hpp"
+#include "learner_families.hpp"
+#if ADASKETCH_WITH_EXACT_LEARNERS
+#include "adasketch/learners/full_adagrad.hpp"
+#include "adasketch/learners/full_newton.hpp"
+#endif
+
+namespace adasketch {
+
+std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
+  const std::string& a = spec.algorithm;
+  if (a != "ada-full" && a != "ada-full-da" && a != "full-on") return nullptr;
+#if ADASKETCH_WITH_EXACT_LEARNERS
+  const Loss loss(spec.loss, spec.classes);
+  if (a == "full-on") {
+    FullNewtonOptions o;
+    o.alpha = spec.alpha0;
+    o.C = spec.C;
+    o.sigma = spec.sigma;
+    o.eta = spec.eta;
+    o.eta_schedule = spec.eta_schedule;
+    o.grid_rows = spec.grid_rows;
+    return std::make_unique<FullNewton>(comm, partition, loss, o);
+  }
+  FullAdaGradOptions o;
+  o.form = a == "ada-full-da" ? FullAdaGradOptions::Form::dual_averaging : FullAdaGradOptions::Form::mirror_descent;
+  o.eta = spec.eta;
+  o.delta = spec.delta;
+  o.grid_rows = spec.grid_rows;
+  return std::make_unique<FullAdaGrad>(comm, partition, loss, o);
+#else
+  (void)comm;
+  (void)partition;
+  throw InvalidArgument(a + " needs ScaLAPACK, which this build of adasketch does not have (rebuild with "
+                            "-DADASKETCH_WITH_SCALAPACK=ON)");
+#endif
+}
+
+}  // namespace adasketch
