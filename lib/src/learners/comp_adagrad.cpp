@@ -12,6 +12,7 @@
 #include "../linalg/hadamard.hpp"
 #include "adasketch/error.hpp"
 #include "comp_lasso.hpp"
+#include "dense_slice.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 
@@ -147,24 +148,7 @@ void CompAdaGrad::add_state_fields(StateFields& fields) {
 }
 
 void CompAdaGrad::check_row(const LocalRow& x) const {
-  const index_t dp = local_dim();
-  if (x.is_dense()) {
-    if (static_cast<index_t>(x.values().size()) != dp)
-      throw InvalidArgument(name() + ": dense row has " + std::to_string(x.values().size()) +
-                            " local entries, expected " + std::to_string(dp));
-    return;
-  }
-  const auto idx = x.indices();
-  if (idx.size() != x.values().size())
-    throw InvalidArgument(name() + ": sparse row has " + std::to_string(idx.size()) + " indices and " +
-                          std::to_string(x.values().size()) + " values");
-  index_t previous = -1;
-  for (const index_t j : idx) {
-    if (j <= previous || j >= dp)
-      throw InvalidArgument(name() + ": sparse row indices must be ascending local indices in [0, " +
-                            std::to_string(dp) + "), got " + std::to_string(j));
-    previous = j;
-  }
+  if (!detail::slice_ok(x, local_dim())) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, local_dim()));
 }
 
 void CompAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) const {

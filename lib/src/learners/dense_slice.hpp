@@ -1,7 +1,8 @@
 #pragma once
-// A rank's slice of an example as a dense local vector, for the exact learners, which hand whole
-// vectors to ScaLAPACK. A malformed slice is seen by its rank only: the learners put slice_ok() into
-// the step's Allreduce and throw on every rank together (bad_slice_message on the rank that has it).
+// The checks of a rank's slice of an example (sketched AdaGrad, CompAdaGrad, the exact learners), and
+// the slice as a dense local vector for the exact learners, which hand whole vectors to ScaLAPACK. A
+// malformed slice is seen by its rank only: the exact learners put slice_ok() into the step's
+// Allreduce and throw on every rank together (bad_slice_message on the rank that has it).
 #include <span>
 #include <string>
 

@@ -92,13 +92,7 @@ LearnerSpec FullNewton::spec() const {
 }
 
 double FullNewton::eta(index_t t) const noexcept {
-  const double tt = static_cast<double>(std::max<index_t>(t, 1));
-  switch (options_.eta_schedule) {
-    case EtaSchedule::constant: return options_.eta;
-    case EtaSchedule::inv_t: return options_.eta / tt;
-    case EtaSchedule::inv_sqrt_t: return options_.eta / std::sqrt(tt);
-  }
-  return options_.eta;
+  return scheduled_eta(options_.eta_schedule, options_.eta, t);
 }
 
 void FullNewton::weights(std::span<double> out) const {

@@ -32,6 +32,16 @@ EtaSchedule from_string<EtaSchedule>(std::string_view text) {
   throw InvalidArgument("unknown eta schedule '" + std::string(text) + "' (expected constant, inv-t or inv-sqrt-t)");
 }
 
+double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept {
+  const double tt = static_cast<double>(std::max<index_t>(t, 1));
+  switch (schedule) {
+    case EtaSchedule::constant: return eta;
+    case EtaSchedule::inv_t: return eta / tt;
+    case EtaSchedule::inv_sqrt_t: return eta / std::sqrt(tt);
+  }
+  return eta;
+}
+
 Learner::Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss)
     : comm_(comm), partition_(partition), loss_(loss) {
   partition.require_parts_for(comm);

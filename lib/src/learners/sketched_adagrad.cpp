@@ -10,6 +10,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/random_projection.hpp"
+#include "dense_slice.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 #include "sketched_l1_prox.hpp"
@@ -179,23 +180,7 @@ void SketchedAdaGrad::add_state_fields(StateFields& fields) {
 }
 
 void SketchedAdaGrad::check_row(const LocalRow& x) const {
-  if (x.is_dense()) {
-    if (static_cast<index_t>(x.values().size()) != dp_)
-      throw InvalidArgument(name() + ": dense row has " + std::to_string(x.values().size()) +
-                            " local entries, expected " + std::to_string(dp_));
-    return;
-  }
-  const auto idx = x.indices();
-  if (idx.size() != x.values().size())
-    throw InvalidArgument(name() + ": sparse row has " + std::to_string(idx.size()) + " indices and " +
-                          std::to_string(x.values().size()) + " values");
-  index_t previous = -1;
-  for (const index_t j : idx) {
-    if (j <= previous || j >= dp_)
-      throw InvalidArgument(name() + ": sparse row indices must be ascending local indices in [0, " +
-                            std::to_string(dp_) + "), got " + std::to_string(j));
-    previous = j;
-  }
+  if (!detail::slice_ok(x, dp_)) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, dp_));
 }
 
 void SketchedAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) const {

@@ -165,13 +165,7 @@ void SketchedNewton::add_state_fields(StateFields& fields) {
 double SketchedNewton::alpha() const noexcept { return regularized_ && sketch_ ? sketch_->alpha() : options_.alpha; }
 
 double SketchedNewton::eta(index_t t) const noexcept {
-  const double tt = static_cast<double>(std::max<index_t>(t, 1));
-  switch (options_.eta_schedule) {
-    case EtaSchedule::constant: return options_.eta;
-    case EtaSchedule::inv_t: return options_.eta / tt;
-    case EtaSchedule::inv_sqrt_t: return options_.eta / std::sqrt(tt);
-  }
-  return options_.eta;
+  return scheduled_eta(options_.eta_schedule, options_.eta, t);
 }
 
 void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double> out) const {

@@ -34,6 +34,8 @@ std::string to_string(EtaSchedule schedule);
 /// The inverse of to_string (types.hpp).
 template <>
 EtaSchedule from_string<EtaSchedule>(std::string_view text);
+/// η_t of the t-th example (t ≥ 1; t < 1 counts as 1) under `schedule` with scale η.
+double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept;
 
 /// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
 /// The defaults are the options structs' (adasketch/learners/defaults.hpp).
