@@ -13,7 +13,10 @@ mpirun_() { "$mpiexec" -n "$np" --oversubscribe --allow-run-as-root "$@"; }
 # The same examples as "label nnz j1 v1 j2 v2 ..." (the same value text) for the Fortran program.
 awk '{ printf "%s %d", $1, NF - 1; for (i = 2; i <= NF; ++i) { split($i, e, ":"); printf " %s %s", e[1], e[2] } print "" }' \
   "$work/data.svm" >"$work/data.txt"
-for algorithm in fast-rfd-son ada-fd oja-son ada-diag; do
+algorithms=(fast-rfd-son ada-fd oja-son ada-diag comp-adagrad)
+[ -z "${ADASKETCH_EXACT_LEARNERS:-}" ] || algorithms+=(full-on)  # a build with ScaLAPACK
+for algorithm in "${algorithms[@]}"; do
+  # (full-on does not read --ell: the CLI's warning says so on stderr)
   mpirun_ "$adasketch" train --algo "$algorithm" --ell 6 --data "$work/data.svm" --model "$work/cli.model" >/dev/null
   for program in "$@"; do
     name="$(basename "$program")"
