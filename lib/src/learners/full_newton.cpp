@@ -65,6 +65,7 @@ FullNewton::FullNewton(const Communicator& comm, const BlockPartition& partition
       grid_(std::make_unique<Grid>(comm, partition, options)) {
   const auto dp = static_cast<std::size_t>(local_dim());
   u_.assign(dp, 0.0);
+  if (options_.diag_rescale) diag_.assign(dp, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
   x_.assign(dp, 0.0);
   v_.assign(dp, 0.0);
   reduce_.assign(4, 0.0);
@@ -88,6 +89,7 @@ LearnerSpec FullNewton::spec() const {
   s.eta = options_.eta;
   s.eta_schedule = options_.eta_schedule;
   s.grid_rows = options_.grid_rows;
+  s.diag_rescale = options_.diag_rescale;
   return s;
 }
 
@@ -104,12 +106,17 @@ double FullNewton::eta(index_t t) const noexcept {
 void FullNewton::weights(std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= u_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " + std::to_string(u_.size()));
   std::copy(u_.begin(), u_.end(), out.begin());
+  if (options_.diag_rescale)
+    for (std::size_t j = 0; j < diag_.size(); ++j) out[j] /= std::sqrt(diag_[j]);  // w = D^{-1/2}u
 }
 
 void FullNewton::add_local_scores(const LocalRow& x, std::span<double> out) const {
   if (!detail::slice_ok(x, local_dim())) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, local_dim()));
   double s = 0.0;
-  detail::for_each_nonzero(x, [&](std::size_t j, double v) { s += u_[j] * v; });
+  if (options_.diag_rescale)
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) { s += u_[j] * (v / std::sqrt(diag_[j])); });  // uᵀx̃
+  else
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) { s += u_[j] * v; });
   out[0] += s;
 }
 
@@ -117,6 +124,7 @@ void FullNewton::add_local_scores(const LocalRow& x, std::span<double> out) cons
 void FullNewton::add_state_fields(StateFields& fields) {
   const int rank = comm().rank();
   fields.block("full.u", partition(), rank, 1, u_);
+  if (options_.diag_rescale) fields.block("full.diag", partition(), rank, 1, diag_);
   fields.integer("full.projections", projections_);
   fields.real("full.curvature", curvature_);
   fields.staged_block(kStagedInverse, partition(), rank, grid_->layout.n());  // rows of A⁻¹
@@ -135,6 +143,9 @@ StepResult FullNewton::do_step(const LocalRow& x, double label) {
   const int n = gr.layout.n();
   const bool ok = detail::slice_ok(x, local_dim());
   detail::densify(x, x_);  // zero on a malformed slice: every rank still takes part until the Allreduce
+  // SON §5.2: the algorithm sees x̃ = D^{-1/2}x (x_ holds x̃ from here on).
+  if (options_.diag_rescale)
+    for (std::size_t j = 0; j < x_.size(); ++j) x_[j] /= std::sqrt(diag_[j]);
   gr.layout.to_grid(x_, gr.x);
   const double one = 1.0, zero = 0.0;
   pdgemv_("N", &n, &n, &one, gr.inverse.data(), &kOne, &kOne, gr.inverse.desc(), gr.x.data(), &kOne, &kOne,
@@ -173,6 +184,9 @@ StepResult FullNewton::do_step(const LocalRow& x, double label) {
   const StepResult result{loss().value(score, label), loss().mistake(score, label)};
   double dl = 0.0;
   loss().derivative(score, label, std::span<double>(&dl, 1));
+  // SON §5.2: D takes the diagonal of g gᵀ, g = ℓ'x in the original coordinates.
+  if (options_.diag_rescale && dl != 0.0)
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) { diag_[j] += (dl * v) * (dl * v); });
   if (dl == 0.0 || xx == 0.0) return result;  // g_t = 0: u_{t+1} = w_t, A_t = A_{t−1}
 
   // Alg. 1 line 9 with A_t = A_{t−1} + c x xᵀ, c = (σ + η_t)ℓ'²: A_t⁻¹g = ℓ' v/(1 + c q).

@@ -27,6 +27,13 @@
 // prediction would be the projected clip_C(uᵀx), of the same sign). Binary and regression losses only
 // (softmax is refused). The partition must have equal blocks, as for FullAdaGrad; checkpoints store
 // A⁻¹ by feature rows, so a run resumes at any rank count and on any grid.
+//
+// Diagonal rescaling (diag_rescale; SON §5.2 and footnote 6, SketchedNewton's convention): the
+// algorithm above is fed x̃_t = D_t^{-1/2}x_t, D_t = D_1 + diag(Σ_{s<t} g_sg_sᵀ), D_1 = defaults::rescale_d1·I
+// (0.1·I), g_s = ℓ'_s x_s the gradient in the ORIGINAL coordinates: after step t, D_jj += (ℓ'_t x_tj)².
+// u and A live in the rescaled coordinates; D is distributed like u. weights(), predict() and a saved
+// model score original examples with the current D: w = D^{-1/2}u, so wᵀx = uᵀx̃ is the score the next
+// step starts from (before its projection). O(d/P) more per example.
 #include <memory>
 #include <span>
 #include <string>
@@ -48,6 +55,8 @@ struct FullNewtonOptions {
   int grid_rows = defaults::grid_rows;
   /// The grid's square block size ≥ 1 (0: automatic, ⌈d/(2·max(nprow, npcol))⌉ clamped to [1, 64]).
   int block = defaults::grid_block;
+  /// Feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_sg_sᵀ) (SON §5.2; see above).
+  bool diag_rescale = false;
 };
 
 class FullNewton final : public Learner {
@@ -63,10 +72,11 @@ class FullNewton final : public Learner {
 
   /// "full-on".
   std::string name() const override;
-  /// Local: out[j] = u[begin + j] (the weights before the next projection).
+  /// Local: out[j] = u[begin + j] (the weights before the next projection); with diag_rescale,
+  /// D^{-1/2}u (scores of original examples, see above).
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss, α (alpha0), C, σ, η, the η_t schedule and grid_rows. block has no LearnerSpec
-  /// field: make_learner uses its default.
+  /// Algorithm, loss, α (alpha0), C, σ, η, the η_t schedule, grid_rows and diag_rescale. block has no
+  /// LearnerSpec field: make_learner uses its default.
   LearnerSpec spec() const override;
   const FullNewtonOptions& options() const noexcept { return options_; }
   /// η_t for the t-th example (t ≥ 1).
@@ -80,9 +90,10 @@ class FullNewton final : public Learner {
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
-  /// out[0] += u_pᵀx_p.
+  /// out[0] += u_pᵀx_p (u_pᵀD_p^{-1/2}x_p with diag_rescale).
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
-  /// u, the projection count, tr(A − αI), and A⁻¹ by feature rows (a staged block of width d).
+  /// u, D (diag_rescale), the projection count, tr(A − αI), and A⁻¹ by feature rows (a staged block
+  /// of width d).
   void add_state_fields(StateFields& fields) override;
   /// A⁻¹ from the grid into the staged rows, and back.
   void before_state_save(StateFields& fields) override;
@@ -94,6 +105,7 @@ class FullNewton final : public Learner {
   FullNewtonOptions options_;
   std::unique_ptr<Grid> grid_;
   std::vector<double> u_;       ///< u, local d_p
+  std::vector<double> diag_;    ///< diag_rescale: D, local d_p
   std::vector<double> x_, v_;   ///< the step's x and v = A⁻¹x in the feature layout
   std::vector<double> reduce_;  ///< the Allreduce: uᵀx, xᵀv, ‖x‖², malformed slices
   index_t projections_ = 0;

@@ -1,0 +1,145 @@
+// FULL-ON's SON options (full_newton.hpp) against independent computations, on the grids 1×P and P×1
+// and on MPI_COMM_SELF, dense and sparse examples:
+//   - diagonal rescaling (SON §5.2): dense FULL-ON fed D_t^{-1/2}x_t (son_test_support's dense SON with
+//     FULL-ON's A), and FD-SON rescaled with ℓ ≥ r + 1 (the FD identity of test_full_matrix.cpp: FD
+//     keeps every gradient when ℓ exceeds their rank r); predict and the weights score original
+//     examples; a checkpoint resumes bit for bit, D included.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "adasketch/io/checkpoint.hpp"
+#include "adasketch/learners/full_newton.hpp"
+#include "checkpoint_support.hpp"
+#include "son_test_support.hpp"
+
+using namespace adasketch;
+using namespace adasketch::test;
+
+namespace {
+
+/// The process-grid rows to try at P ranks: 1×P and P×1 (both not square for P = 2, 3).
+std::vector<int> grid_rows_cases(int P) { return P == 1 ? std::vector<int>{1} : std::vector<int>{1, P}; }
+
+/// Features of very different scales (what the rescaling is for): column j times 3^{(j mod 4) − 1}.
+SonData scaled_data(index_t n, index_t d, bool dense, unsigned seed) {
+  auto data = make_son_data(n, d, dense ? 1.0 : 0.45, seed, 0.7);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < d; ++j) data.x(i, j) *= std::pow(3.0, static_cast<double>(j % 4) - 1.0);
+  return data;
+}
+
+}  // namespace
+
+// ---- Diagonal rescaling (SON §5.2) -------------------------------------------------------------------
+
+TEST(FullOnOptions, RescaledIsDenseFullOnFedRescaledExamples) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 8, n = 100;
+  for (const bool dense : {true, false}) {
+    const auto data = scaled_data(n, d, dense, 3);
+    for (const LossKind loss : {LossKind::squared, LossKind::logistic})
+      for (const int rows : grid_rows_cases(comm.size())) {
+        SCOPED_TRACE(to_string(loss) + (dense ? " dense" : " sparse") + ", grid rows " + std::to_string(rows));
+        LearnerSpec spec = son_spec("full-on", loss, 0);
+        spec.diag_rescale = true;
+        spec.C = 0.3;
+        spec.grid_rows = rows;
+        auto learner = make_learner(comm, d, spec);
+        EXPECT_TRUE(learner->spec().diag_rescale);
+        expect_dense_son_dk(*learner, data.x, data.binary, dense, false, 1e-8);
+        EXPECT_GT(dynamic_cast<const FullNewton&>(*learner).projections(), 0);
+        // The weights and predict() score original examples: predict(x) = wᵀx.
+        const auto w = gather_weights(*learner);
+        for (index_t i = 0; i < 5; ++i) {
+          const auto x = row_of(data.x, i);
+          EXPECT_NEAR(predict_row(*learner, x, dense)[0], dot(w, x), 1e-10 * std::max(1.0, std::abs(dot(w, x))));
+        }
+        LearnerSpec one = spec;
+        one.grid_rows = 0;
+        auto serial = make_learner(self, d, one);
+        run_rows(*serial, data.x, data.binary, dense);
+        EXPECT_LT(relative_max_diff(w, gather_weights(*serial)), 1e-10);
+        // Without the rescaling the run differs.
+        spec.diag_rescale = false;
+        auto unscaled = make_learner(comm, d, spec);
+        run_rows(*unscaled, data.x, data.binary, dense);
+        EXPECT_GT(relative_max_diff(w, gather_weights(*unscaled)), 1e-3);
+      }
+  }
+}
+
+// FD-SON rescaled sees the same x̃_t and keeps Σĝĝᵀ exactly when ℓ ≥ r + 1 (r = d): then its A_t is
+// FULL-ON's and D_t, which depends only on the predictions, is the same. With ℓ = r the first shrink
+// after r independent gradients drops mass and the two part.
+TEST(FullOnOptions, RescaledEqualsFdSonWithEllAboveTheGradientRank) {
+  const auto comm = world();
+  const index_t d = 6, n = 60;
+  for (const bool dense : {true, false}) {
+    const auto data = scaled_data(n, d, dense, 7);
+    LearnerSpec spec = son_spec("full-on", LossKind::squared, 0);
+    spec.diag_rescale = true;
+    spec.C = 0.5;
+    auto exact = make_learner(comm, d, spec);
+    const auto losses_exact = run_rows(*exact, data.x, data.binary, dense);
+    const auto w_exact = gather_weights(*exact);
+    for (const char* name : {"fd-son", "fast-fd-son"})
+      for (const index_t ell : {d + 1, d}) {
+        SCOPED_TRACE(std::string(name) + ", ell = " + std::to_string(ell) + (dense ? ", dense" : ", sparse"));
+        LearnerSpec sketched = spec;
+        sketched.algorithm = name;
+        sketched.ell = ell;
+        auto son = make_learner(comm, d, sketched);
+        const auto losses = run_rows(*son, data.x, data.binary, dense);
+        const double diff = relative_max_diff(gather_weights(*son), w_exact);
+        if (ell == d + 1) {
+          EXPECT_LT(diff, 1e-8);
+          EXPECT_LT(relative_max_diff(losses, losses_exact), 1e-8);
+        } else {
+          EXPECT_GT(diff, 1e-6) << "with ℓ = r FD drops mass: the runs should part";
+        }
+      }
+  }
+}
+
+TEST(FullOnOptions, RescaledResumesFromACheckpointBitForBit) {
+  const auto comm = world();
+  const std::string path = shared_checkpoint_dir() + "/full-on-rescaled.ckpt";
+  const index_t d = 9, n = 40, split = 17;
+  for (const bool dense : {true, false}) {
+    const auto data = scaled_data(n, d, dense, 19);
+    const DenseMatrix first{split, d, std::vector<double>(data.x.a.begin(), data.x.a.begin() + split * d)};
+    const DenseMatrix second{n - split, d, std::vector<double>(data.x.a.begin() + split * d, data.x.a.end())};
+    const std::vector<double> y1(data.binary.begin(), data.binary.begin() + split),
+        y2(data.binary.begin() + split, data.binary.end());
+    for (const int rows : grid_rows_cases(comm.size())) {
+      SCOPED_TRACE(std::string(dense ? "dense" : "sparse") + ", grid rows " + std::to_string(rows));
+      LearnerSpec spec = son_spec("full-on", LossKind::squared, 0);
+      spec.diag_rescale = true;
+      spec.grid_rows = rows;
+      auto a = make_learner(comm, d, spec);
+      run_rows(*a, first, y1, dense);
+      save_checkpoint(path, *a);
+      const auto losses_a = run_rows(*a, second, y2, dense);
+      auto b = make_learner(comm, d, spec);
+      const CheckpointHeader header = load_checkpoint(path, *b);
+      EXPECT_TRUE(header.spec.diag_rescale);
+      const auto losses_b = run_rows(*b, second, y2, dense);
+      EXPECT_TRUE(everywhere(comm, bitwise_equal(local_weights(*a), local_weights(*b))));
+      EXPECT_TRUE(bitwise_equal(losses_a, losses_b));
+      // D is state: the learner restored from the same file but with D reset to 0.1·I continues differently.
+      auto c = make_learner(comm, d, spec);
+      load_checkpoint(path, *c);
+      StateFields fields;
+      c->state_fields(fields);
+      for (const auto& f : fields.fields())
+        if (f.name == "full.diag") std::fill(f.values.begin(), f.values.end(), 0.1);
+      run_rows(*c, second, y2, dense);
+      EXPECT_FALSE(bitwise_equal(gather_weights(*c), gather_weights(*a)));
+    }
+  }
+}
