@@ -399,7 +399,6 @@ TEST(FullMatrix, RejectsBadGridsOptionsAndPartitions) {
     return o;
   };
   const Loss squared(LossKind::squared);
-  EXPECT_THROW(FullNewton(comm, 10, Loss(LossKind::softmax, 3)), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.alpha = 0.0; })), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.C = 0.0; })), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.sigma = -1.0; })), InvalidArgument);
@@ -461,8 +460,14 @@ TEST(FullMatrix, MakeLearnerBuildsTheExactLearnersAndTheirSpec) {
   EXPECT_EQ(s.C, 0.7);
   EXPECT_EQ(s.sigma, 0.2);
   EXPECT_EQ(s.eta_schedule, EtaSchedule::inv_t);
-  on.loss = LossKind::softmax;
-  EXPECT_THROW(make_learner(comm, 6, on), InvalidArgument);
+  on.loss = LossKind::softmax;  // FULL-ON's multiclass form: the K-class weights and a dK × dK A⁻¹
+  on.classes = 4;
+  on.diag_rescale = true;
+  const auto multiclass = make_learner(comm, 6, on);
+  EXPECT_EQ(multiclass->outputs(), 4);
+  EXPECT_EQ(multiclass->spec().classes, 4);
+  EXPECT_TRUE(multiclass->spec().diag_rescale);
+  EXPECT_TRUE(dynamic_cast<const FullNewton&>(*multiclass).options().diag_rescale);
   on.algorithm = "full-ons";
   try {
     make_learner(comm, 6, on);
@@ -476,11 +481,25 @@ TEST(FullMatrix, NoAllocationPerExample) {
   const auto comm = world();
   const index_t d = 11;
   const FullData data = make_full_data(40, d, 21, 0.6);
-  for (const std::string algorithm : {"ada-full", "ada-full-da", "full-on"}) {
+  struct Case {
+    std::string algorithm;
+    LossKind loss;
+    bool rescale;
+  };
+  const Case cases[] = {{"ada-full", LossKind::softmax, false},
+                        {"ada-full-da", LossKind::softmax, false},
+                        {"full-on", LossKind::squared, false},
+                        {"full-on", LossKind::squared, true},
+                        {"full-on", LossKind::softmax, false},
+                        {"full-on", LossKind::softmax, true}};
+  for (const Case& c : cases) {
+    const std::string algorithm = c.algorithm + (c.loss == LossKind::softmax ? " softmax" : "") + (c.rescale ? " rescaled" : "");
     LearnerSpec spec;
-    spec.algorithm = algorithm;
-    spec.loss = algorithm == "full-on" ? LossKind::squared : LossKind::softmax;
+    spec.algorithm = c.algorithm;
+    spec.loss = c.loss;
     spec.classes = 3;
+    spec.diag_rescale = c.rescale;
+    spec.C = 0.5;  // the projection active now and then
     auto learner = make_learner(comm, d, spec);
     std::vector<Slice> slices;
     for (index_t i = 0; i < data.x.n; ++i) slices.push_back(slice_of(data.x, i, learner->partition(), comm.rank(), i % 2 == 0));

@@ -3,7 +3,12 @@
 //   - diagonal rescaling (SON §5.2): dense FULL-ON fed D_t^{-1/2}x_t (son_test_support's dense SON with
 //     FULL-ON's A), and FD-SON rescaled with ℓ ≥ r + 1 (the FD identity of test_full_matrix.cpp: FD
 //     keeps every gradient when ℓ exceeds their rank r); predict and the weights score original
-//     examples; a checkpoint resumes bit for bit, D included.
+//     examples; a checkpoint resumes bit for bit, D included;
+//   - softmax (K = 3, with and without rescaling): the dense dK algorithm (son_test_support: the
+//     A-norm projection onto |W_kᵀx| ≤ C for every class by enumerating the QP's active sets, the
+//     Newton step by dense solves with A = αI + Σ(σ + η_s)g_sg_sᵀ), and FD-SON softmax with ℓ ≥ r + 1,
+//     r = d(K − 1) the rank of the gradients x ⊗ ∂ℓ/∂p (Σ_k ∂ℓ/∂p_k = 0; dK once D rescales each
+//     class row); a checkpoint resumes bit for bit; α = 0 is refused with its reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
 #include "adasketch/learners/full_newton.hpp"
 #include "checkpoint_support.hpp"
@@ -23,6 +29,16 @@ namespace {
 
 /// The process-grid rows to try at P ranks: 1×P and P×1 (both not square for P = 2, 3).
 std::vector<int> grid_rows_cases(int P) { return P == 1 ? std::vector<int>{1} : std::vector<int>{1, P}; }
+
+/// FULL-ON with the softmax loss, K = 3: α = 0.5, C = 0.6, σ = 0.1, η_t = 0.5/√t.
+LearnerSpec softmax_spec(bool rescale, int grid_rows) {
+  LearnerSpec s = son_spec("full-on", LossKind::softmax, 0);
+  s.classes = 3;
+  s.C = 0.6;
+  s.diag_rescale = rescale;
+  s.grid_rows = grid_rows;
+  return s;
+}
 
 /// Features of very different scales (what the rescaling is for): column j times 3^{(j mod 4) − 1}.
 SonData scaled_data(index_t n, index_t d, bool dense, unsigned seed) {
@@ -140,6 +156,128 @@ TEST(FullOnOptions, RescaledResumesFromACheckpointBitForBit) {
         if (f.name == "full.diag") std::fill(f.values.begin(), f.values.end(), 0.1);
       run_rows(*c, second, y2, dense);
       EXPECT_FALSE(bitwise_equal(gather_weights(*c), gather_weights(*a)));
+    }
+  }
+}
+
+// ---- Softmax ----------------------------------------------------------------------------------------------
+
+TEST(FullOnOptions, SoftmaxIsDenseMulticlassFullOn) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 5, n = 70, K = 3;
+  std::vector<int> active(K + 1, 0);
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.5, 13, 1.5);
+    for (const bool rescale : {false, true})
+      for (const int rows : grid_rows_cases(comm.size())) {
+        SCOPED_TRACE(std::string(rescale ? "rescaled" : "plain") + (dense ? ", dense" : ", sparse") + ", grid rows " +
+                     std::to_string(rows));
+        const LearnerSpec spec = softmax_spec(rescale, rows);
+        auto learner = make_learner(comm, d, spec);
+        ASSERT_EQ(learner->outputs(), K);
+        EXPECT_EQ(learner->spec().classes, K);
+        const auto counts = expect_dense_son_dk(*learner, data.x, data.classes, dense, false, 1e-8);
+        for (std::size_t i = 0; i < counts.size(); ++i) active[i] += counts[i];
+        EXPECT_EQ(dynamic_cast<const FullNewton&>(*learner).projections(), counts[1] + counts[2] + counts[3]);
+        // predict() scores original examples with the weights W: p_k = W_kᵀx.
+        const auto w = gather_weights(*learner);
+        for (index_t i = 0; i < 4; ++i) {
+          const auto x = row_of(data.x, i);
+          const auto scores = predict_row(*learner, x, dense);
+          for (index_t k = 0; k < K; ++k) {
+            double s = 0.0;
+            for (index_t j = 0; j < d; ++j) s += w[j * K + k] * x[j];
+            EXPECT_NEAR(scores[k], s, 1e-10 * std::max(1.0, std::abs(s)));
+          }
+        }
+        auto serial = make_learner(self, d, softmax_spec(rescale, 0));
+        run_rows(*serial, data.x, data.classes, dense);
+        EXPECT_LT(relative_max_diff(w, gather_weights(*serial)), 1e-10);
+      }
+  }
+  EXPECT_GT(active[1], 0);
+  EXPECT_GT(active[2], 0);  // two classes' bounds active at once: the QP is not K separate clips
+}
+
+// The FD identity for softmax: g = x ⊗ ∂ℓ/∂p lies in x ⊗ 1^⊥, so the gradients span at most
+// r = d(K − 1) dimensions, and FD-SON softmax with ℓ ≥ r + 1 keeps them all: its A is FULL-ON's. With
+// diag_rescale the class rows are scaled by different D_{jK+k}, so only r = dK is guaranteed.
+TEST(FullOnOptions, SoftmaxEqualsFdSonWithEllAboveTheGradientRank) {
+  const auto comm = world();
+  const index_t d = 5, n = 60, K = 3;
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.6, 41, 1.5);
+    for (const bool rescale : {false, true}) {
+      const index_t r = rescale ? d * K : d * (K - 1);
+      auto exact = make_learner(comm, d, softmax_spec(rescale, 0));
+      const auto losses_exact = run_rows(*exact, data.x, data.classes, dense);
+      const auto w_exact = gather_weights(*exact);
+      for (const char* name : {"fd-son", "fast-fd-son"})
+        for (const index_t ell : {r + 1, r}) {
+          if (rescale && ell == r) continue;  // r = dK is a bound, not the rank: nothing to expect
+          SCOPED_TRACE(std::string(name) + ", ell = " + std::to_string(ell) + (rescale ? ", rescaled" : "") +
+                       (dense ? ", dense" : ", sparse"));
+          LearnerSpec spec = softmax_spec(rescale, 0);
+          spec.algorithm = name;
+          spec.ell = ell;
+          auto son = make_learner(comm, d, spec);
+          const auto losses = run_rows(*son, data.x, data.classes, dense);
+          const double diff = relative_max_diff(gather_weights(*son), w_exact);
+          if (ell == r + 1) {
+            EXPECT_LT(diff, 1e-8);
+            EXPECT_LT(relative_max_diff(losses, losses_exact), 1e-8);
+          } else {
+            EXPECT_GT(diff, 1e-6) << "with ℓ = r FD drops mass: the runs should part";
+          }
+        }
+    }
+  }
+}
+
+TEST(FullOnOptions, SoftmaxResumesFromACheckpointBitForBit) {
+  const auto comm = world();
+  const std::string path = shared_checkpoint_dir() + "/full-on-softmax.ckpt";
+  const index_t d = 7, n = 36, split = 15;
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.45, 29, 1.5);
+    const DenseMatrix first{split, d, std::vector<double>(data.x.a.begin(), data.x.a.begin() + split * d)};
+    const DenseMatrix second{n - split, d, std::vector<double>(data.x.a.begin() + split * d, data.x.a.end())};
+    const std::vector<double> y1(data.classes.begin(), data.classes.begin() + split),
+        y2(data.classes.begin() + split, data.classes.end());
+    for (const bool rescale : {false, true})
+      for (const int rows : grid_rows_cases(comm.size())) {
+        SCOPED_TRACE(std::string(rescale ? "rescaled" : "plain") + (dense ? ", dense" : ", sparse") + ", grid rows " +
+                     std::to_string(rows));
+        const LearnerSpec spec = softmax_spec(rescale, rows);
+        auto a = make_learner(comm, d, spec);
+        run_rows(*a, first, y1, dense);
+        save_checkpoint(path, *a);
+        const auto losses_a = run_rows(*a, second, y2, dense);
+        auto b = make_learner(comm, d, spec);
+        const CheckpointHeader header = load_checkpoint(path, *b);
+        EXPECT_EQ(header.spec.classes, 3);
+        EXPECT_EQ(header.spec.diag_rescale, rescale);
+        const auto losses_b = run_rows(*b, second, y2, dense);
+        EXPECT_TRUE(everywhere(comm, bitwise_equal(local_weights(*a), local_weights(*b))));
+        EXPECT_TRUE(bitwise_equal(losses_a, losses_b));
+        auto fresh = make_learner(comm, d, spec);  // without the state the same steps differ
+        run_rows(*fresh, second, y2, dense);
+        EXPECT_FALSE(bitwise_equal(gather_weights(*fresh), gather_weights(*a)));
+      }
+  }
+}
+
+TEST(FullOnOptions, AlphaZeroIsRefusedWithItsReason) {
+  const auto comm = world();
+  for (const bool softmax : {false, true}) {
+    LearnerSpec spec = softmax ? softmax_spec(false, 0) : son_spec("full-on", LossKind::squared, 0);
+    spec.alpha0 = 0.0;
+    try {
+      make_learner(comm, 6, spec);
+      ADD_FAILURE() << "alpha = 0 accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("use fd-son with alpha = 0"), std::string::npos) << e.what();
     }
   }
 }

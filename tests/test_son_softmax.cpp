@@ -1,5 +1,5 @@
 // Multiclass (softmax) SON (sketched_newton.hpp) and its projection (box_projection.hpp), against
-// independent computations written here:
+// independent computations (the enumeration and the dense dK algorithm are in son_test_support.cpp):
 //   - the box-constrained QP's multiplier against brute-force enumeration of all 3^K active sets
 //     (free, at +C, at −C) with LAPACK solves, and K = 1 against Lemma 1's τ_C(z0)/M;
 //   - the softmax learner of every SON variant (and m = 0, and diagonal rescaling) against the dense
