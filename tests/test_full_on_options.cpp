@@ -8,7 +8,8 @@
 //     A-norm projection onto |W_kᵀx| ≤ C for every class by enumerating the QP's active sets, the
 //     Newton step by dense solves with A = αI + Σ(σ + η_s)g_sg_sᵀ), and FD-SON softmax with ℓ ≥ r + 1,
 //     r = d(K − 1) the rank of the gradients x ⊗ ∂ℓ/∂p (Σ_k ∂ℓ/∂p_k = 0; dK once D rescales each
-//     class row); a checkpoint resumes bit for bit; α = 0 is refused with its reason.
+//     class row); the mistakes (ties at the bound +C) the same at every rank count; a checkpoint
+//     resumes bit for bit; α = 0 is refused with its reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -198,6 +199,34 @@ TEST(FullOnOptions, SoftmaxIsDenseMulticlassFullOn) {
   }
   EXPECT_GT(active[1], 0);
   EXPECT_GT(active[2], 0);  // two classes' bounds active at once: the QP is not K separate clips
+}
+
+// With a small C several classes often sit at the bound +C after the projection: a tie that the
+// predictions must keep exact (p_k = C on every active bound), or the first-maximum rule of the
+// mistake count would follow round-off and differ between rank counts.
+TEST(FullOnOptions, SoftmaxMistakesAgreeAcrossRankCounts) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 12, n = 150;
+  const auto data = make_son_data(n, d, 1.0, 43, 1.0, 5);
+  for (const bool rescale : {false, true}) {
+    SCOPED_TRACE(rescale ? "rescaled" : "plain");
+    LearnerSpec spec = softmax_spec(rescale, 0);
+    spec.classes = 5;
+    spec.C = 0.2;
+    auto parallel = make_learner(comm, d, spec);
+    auto serial = make_learner(self, d, spec);
+    std::vector<int> mistakes_parallel, mistakes_serial;
+    for (index_t i = 0; i < n; ++i) {
+      const auto x = row_of(data.x, i);
+      const auto e = slice_row(x, parallel->partition(), comm.rank(), true);
+      mistakes_parallel.push_back(parallel->step(e.row(), data.classes[i]).mistake);
+      const auto all = slice_row(x, serial->partition(), 0, true);
+      mistakes_serial.push_back(serial->step(all.row(), data.classes[i]).mistake);
+    }
+    EXPECT_EQ(mistakes_parallel, mistakes_serial);
+    EXPECT_LT(relative_max_diff(gather_weights(*parallel), gather_weights(*serial)), 1e-10);
+  }
 }
 
 // The FD identity for softmax: g = x ⊗ ∂ℓ/∂p lies in x ⊗ 1^⊥, so the gradients span at most

@@ -203,16 +203,16 @@ StepResult FullNewton::do_step(const LocalRow& x, double label) {
   }
 
   // SON Alg. 1 line 5 (Lemma 1; K > 1 the box QP): w = u − Vλ, predictions p = z − Mλ.
-  if (active && norms_[0] != 0.0) {
+  if (active) {  // x = 0 has z = 0: never active
     box_->solve(m_, z_, options_.C, lambda_);
     for (std::size_t k = 0; k < K; ++k) {
       const double* vk = v_.data() + k * column;
       for (std::size_t e = 0; e < column; ++e) u_[e] -= lambda_[k] * vk[e];
     }
-    for (std::size_t k = 0; k < K; ++k) {
+    for (std::size_t k = 0; k < K; ++k) {  // an active bound holds exactly: p_k = ±C (KKT)
       double p = z_[k];
       for (std::size_t l = 0; l < K; ++l) p -= m_[k * K + l] * lambda_[l];
-      dscores_[k] = p;  // the predictions, until the loss's derivative overwrites them
+      dscores_[k] = lambda_[k] > 0.0 ? options_.C : lambda_[k] < 0.0 ? -options_.C : p;  // until ∂ℓ/∂p overwrites them
     }
     std::copy(dscores_.begin(), dscores_.end(), z_.begin());
     ++projections_;

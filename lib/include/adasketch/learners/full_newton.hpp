@@ -15,7 +15,9 @@
 // (n×K) and M = X A_{t−1}⁻¹Xᵀ = XV (K×K):
 //   projection  w_t = argmin_{|W_kᵀx_t| ≤ C ∀k} ‖w − u_t‖_{A_{t−1}} = u_t − Vλ, λ the multiplier of the
 //               box-constrained QP in the scores (lib/src/learners/box_projection.hpp; K = 1: λ = τ_C(z)/q,
-//               the formula above), predictions p = z − Mλ;
+//               the formula above), predictions p = z − Mλ, set to exactly ±C on the active bounds
+//               (where the KKT conditions put them: classes tied at C stay exact ties, decided alike
+//               at every rank count);
 //   Newton      A_{t−1}⁻¹g = V∂ℓ/∂p =: v_g, q_g = gᵀA_{t−1}⁻¹g = ∂ℓᵀM∂ℓ, s = σ + η_t:
 //               u_{t+1} = w_t − v_g/(1 + s q_g),  A_t⁻¹ = A_{t−1}⁻¹ − s/(1 + s q_g) · v_g v_gᵀ.
 // Binary and regression losses are the case K = 1.
