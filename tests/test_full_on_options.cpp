@@ -9,11 +9,15 @@
 //     Newton step by dense solves with A = αI + Σ(σ + η_s)g_sg_sᵀ), and FD-SON softmax with ℓ ≥ r + 1,
 //     r = d(K − 1) the rank of the gradients x ⊗ ∂ℓ/∂p (Σ_k ∂ℓ/∂p_k = 0; dK once D rescales each
 //     class row); the mistakes (ties at the bound +C) the same at every rank count; a checkpoint
-//     resumes bit for bit; α = 0 is refused with its reason.
+//     resumes bit for bit; α = 0 is refused with its reason;
+//   - no allocation per example, rescaled and softmax.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -22,6 +26,22 @@
 #include "adasketch/learners/full_newton.hpp"
 #include "checkpoint_support.hpp"
 #include "son_test_support.hpp"
+
+// ---- Allocation counter (global operator new replacement; counts only while enabled). -----------------
+// The replacements pair malloc with free; GCC cannot see that the pair is consistent.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+namespace {
+std::atomic<long> g_allocations{0};
+std::atomic<bool> g_counting{false};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace adasketch;
 using namespace adasketch::test;
@@ -308,5 +328,43 @@ TEST(FullOnOptions, AlphaZeroIsRefusedWithItsReason) {
     } catch (const InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find("use fd-son with alpha = 0"), std::string::npos) << e.what();
     }
+  }
+}
+
+TEST(FullOnOptions, StepsDoNotAllocate) {
+  const auto comm = world();
+  {  // the counter counts (an allocation that escapes cannot be elided)
+    static std::vector<std::vector<double>> sink;
+    sink.reserve(4);
+    g_allocations = 0;
+    g_counting = true;
+    sink.emplace_back(100, 1.0);
+    g_counting = false;
+    ASSERT_GT(g_allocations.load(), 0);
+  }
+  const index_t d = 11, n = 40;
+  for (const bool dense : {true, false}) {
+    const auto data = make_son_data(n, d, dense ? 1.0 : 0.4, 21);
+    for (const bool softmax : {false, true})
+      for (const bool rescale : {false, true}) {
+        LearnerSpec spec = softmax ? softmax_spec(rescale, 0) : son_spec("full-on", LossKind::squared, 0);
+        spec.diag_rescale = rescale;
+        spec.C = 0.5;  // the projection active now and then
+        auto learner = make_learner(comm, d, spec);
+        std::vector<LocalExample> rows;
+        for (index_t i = 0; i < n; ++i) rows.push_back(slice_row(row_of(data.x, i), learner->partition(), comm.rank(), dense));
+        const auto& labels = softmax ? data.classes : data.binary;
+        double scores[3];
+        g_allocations = 0;
+        g_counting = true;
+        for (index_t i = 0; i < n; ++i) {
+          learner->step(rows[static_cast<std::size_t>(i)].row(), labels[i]);
+          learner->predict(rows[static_cast<std::size_t>(i)].row(), scores);
+        }
+        g_counting = false;
+        EXPECT_EQ(g_allocations.load(), 0) << (softmax ? "softmax" : "squared") << (rescale ? " rescaled" : "")
+                                           << (dense ? " dense" : " sparse");
+        EXPECT_GT(dynamic_cast<const FullNewton&>(*learner).projections(), 0);
+      }
   }
 }
