@@ -9,15 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/version.hpp"
+
 namespace adasketch::test {
 
 namespace {
 
 const char* const kAlgorithms[] = {"ada-diag", "ada-diag-da", "ada-fd", "ada-fd-da", "fast-ada-fd", "fast-ada-fd-da",
                                    "ada-gp", "ada-gp-da", "ada-dp", "ada-dp-da", "fd-son", "fast-fd-son",
-                                   "rp-son", "oja-son", "rfd-son", "fast-rfd-son", "comp-adagrad", "comp-adagrad-da"};
+                                   "rp-son", "oja-son", "rfd-son", "fast-rfd-son", "comp-adagrad", "comp-adagrad-da",
+#if ADASKETCH_WITH_EXACT_LEARNERS
+                                   "ada-full", "ada-full-da", "full-on"
+#endif
+};
 
-bool is_son(const std::string& algorithm) { return algorithm.ends_with("-son"); }
+bool is_son(const std::string& algorithm) { return algorithm.ends_with("-son") || algorithm == "full-on"; }
 
 // After the last test, on every rank: rank 0 removes the shared directory once all are done with it.
 class RemoveSharedDir : public ::testing::Environment {
@@ -43,7 +49,7 @@ std::string shared_checkpoint_dir() {
   return dir;
 }
 
-LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax) {
+LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax, bool rescale) {
   LearnerSpec s;
   s.algorithm = algorithm;
   s.loss = softmax ? LossKind::softmax : is_son(algorithm) ? LossKind::squared : LossKind::logistic;
@@ -56,6 +62,7 @@ LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax) {
   s.sigma = 0.1;
   s.eta_schedule = EtaSchedule::inv_sqrt_t;
   s.seed = 7;
+  s.diag_rescale = rescale;
   return s;
 }
 
@@ -150,12 +157,17 @@ std::vector<LearnerCase> all_learner_cases() {
     for (const bool sparse : {false, true}) {
       cases.push_back({a, false, sparse});
       cases.push_back({a, true, sparse});
+      if (std::string(a) == "full-on") {  // SON §5.2's D, a block field of its own
+        cases.push_back({a, false, sparse, true});
+        cases.push_back({a, true, sparse, true});
+      }
     }
   return cases;
 }
 
 std::string label(const LearnerCase& c) {
-  return c.algorithm + (c.softmax ? " softmax" : " binary") + (c.sparse ? " sparse" : " dense");
+  return c.algorithm + (c.softmax ? " softmax" : " binary") + (c.sparse ? " sparse" : " dense") +
+         (c.rescale ? " rescaled" : "");
 }
 
 }  // namespace adasketch::test

@@ -16,8 +16,8 @@ inline constexpr index_t kCheckpointDim = 7, kCheckpointExamples = 30;
 /// test binary's tests are done.
 std::string shared_checkpoint_dir();
 /// ℓ = 3, η = 0.3, δ = 0.5, α = 1, C = 1, σ = 0.1, η_t = η/√t, seed 7; logistic (AdaGrad) or squared
-/// (SON) loss on ±1 labels, or softmax with K = 3.
-LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax);
+/// (SON, FULL-ON) loss on ±1 labels, or softmax with K = 3; diag_rescale as given.
+LearnerSpec checkpoint_spec(const std::string& algorithm, bool softmax, bool rescale = false);
 
 /// kCheckpointExamples examples of dimension `dim` ≥ 2 (about 40% nonzeros when sparse), labels ±1
 /// and 0..2.
@@ -40,10 +40,12 @@ bool everywhere(const Communicator& comm, bool ok);
 /// A CheckpointRun after `steps` steps of the first pass over the data.
 CheckpointRun run_after(const Learner& learner, index_t steps);
 
-/// Every learner make_learner knows with binary (or regression) data and with softmax, dense and sparse.
+/// Every learner make_learner knows with binary (or regression) data and with softmax, dense and sparse
+/// (the exact learners in a build with ScaLAPACK, FULL-ON also with diagonal rescaling).
 struct LearnerCase {
   std::string algorithm;
   bool softmax, sparse;
+  bool rescale = false;
 };
 std::vector<LearnerCase> all_learner_cases();
 std::string label(const LearnerCase& c);

@@ -222,6 +222,110 @@ ProjectionCounts expect_dense_son_on_own_sketch(Learner& learner, const DenseMat
   return counts;
 }
 
+std::vector<std::vector<double>> enumerate_box_kkt(const std::vector<double>& M, const std::vector<double>& z0, double C) {
+  const std::size_t K = z0.size();
+  std::size_t patterns = 1;
+  for (std::size_t k = 0; k < K; ++k) patterns *= 3;
+  std::vector<std::vector<double>> found;
+  for (std::size_t code = 0; code < patterns; ++code) {
+    std::vector<int> state(K);  // 0 free, 1 upper, 2 lower
+    for (std::size_t k = 0, c = code; k < K; ++k, c /= 3) state[k] = static_cast<int>(c % 3);
+    std::vector<std::size_t> act;
+    for (std::size_t k = 0; k < K; ++k)
+      if (state[k] != 0) act.push_back(k);
+    std::vector<double> lambda(K, 0.0);
+    if (!act.empty()) {
+      const auto n = act.size();
+      std::vector<double> a(n * n), b(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) a[i * n + j] = M[act[i] * K + act[j]];
+        b[i] = z0[act[i]] - (state[act[i]] == 1 ? C : -C);
+      }
+      if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', static_cast<lapack_int>(n), 1, a.data(), static_cast<lapack_int>(n),
+                        b.data(), 1) != 0)
+        continue;
+      for (std::size_t i = 0; i < n; ++i) lambda[act[i]] = b[i];
+    }
+    const double tol = 1e-10 * std::max(1.0, C);
+    bool kkt = true;
+    for (std::size_t k = 0; k < K && kkt; ++k) {
+      double z = z0[k];
+      for (std::size_t j = 0; j < K; ++j) z -= M[k * K + j] * lambda[j];
+      if (state[k] == 0) kkt = std::abs(z) <= C + tol;
+      if (state[k] == 1) kkt = lambda[k] >= -tol;
+      if (state[k] == 2) kkt = lambda[k] <= tol;
+    }
+    if (kkt) found.push_back(lambda);
+  }
+  return found;
+}
+
+std::vector<int> expect_dense_son_dk(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels, bool dense,
+                                     bool own_sketch, double tolerance) {
+  const LearnerSpec spec = learner.spec();
+  // α of the learner's own A = αI + BᵀB (the RFD sketch's α_t), or FULL-ON's α.
+  const auto alpha = [&] { return own_sketch ? dynamic_cast<const SketchedNewton&>(learner).alpha() : spec.alpha0; };
+  const index_t d = x.d, K = learner.outputs(), D = d * K;
+  const Loss& loss = learner.loss();
+  std::vector<double> u(static_cast<std::size_t>(D), 0.0), diag(static_cast<std::size_t>(D), spec.diag_rescale ? 0.1 : 1.0);
+  std::vector<double> a(static_cast<std::size_t>(D * D), 0.0);
+  for (index_t j = 0; j < D; ++j) a[j * D + j] = spec.alpha0;
+  std::vector<int> active_counts(static_cast<std::size_t>(K + 1), 0);
+  for (index_t t = 1; t <= x.n; ++t) {
+    const auto xt = row_of(x, t - 1);
+    std::vector<std::vector<double>> rows(static_cast<std::size_t>(K), std::vector<double>(static_cast<std::size_t>(D), 0.0));
+    for (index_t k = 0; k < K; ++k)
+      for (index_t j = 0; j < d; ++j) rows[k][j * K + k] = xt[j] / std::sqrt(diag[j * K + k]);  // D^{-1/2}(x ⊗ e_k)
+    const auto a_before = own_sketch ? son_matrix(learner, alpha()) : a;
+    std::vector<double> z0(static_cast<std::size_t>(K)), w = u;
+    for (index_t k = 0; k < K; ++k) z0[k] = dot(u, rows[k]);
+    if (std::any_of(z0.begin(), z0.end(), [&](double z) { return std::abs(z) > spec.C; })) {
+      // M = X A⁻¹Xᵀ, λ by enumeration, w = u − A⁻¹Xᵀλ.
+      std::vector<std::vector<double>> solved;
+      for (const auto& r : rows) solved.push_back(spd_solve(a_before, r, D));
+      std::vector<double> m(static_cast<std::size_t>(K * K));
+      for (index_t k = 0; k < K; ++k)
+        for (index_t l = 0; l < K; ++l) m[k * K + l] = dot(rows[k], solved[l]);
+      const auto kkt = enumerate_box_kkt(m, z0, spec.C);
+      EXPECT_EQ(kkt.size(), 1u);
+      if (kkt.size() != 1) return active_counts;
+      int active = 0;
+      for (index_t k = 0; k < K; ++k) {
+        active += kkt[0][k] != 0.0;
+        for (index_t j = 0; j < D; ++j) w[j] -= kkt[0][k] * solved[k][j];
+      }
+      ++active_counts[static_cast<std::size_t>(active)];
+    }
+    std::vector<double> p(static_cast<std::size_t>(K)), dl(static_cast<std::size_t>(K));
+    for (index_t k = 0; k < K; ++k) p[k] = dot(w, rows[k]);
+    loss.derivative(p, labels[t - 1], dl);
+    std::vector<double> g(static_cast<std::size_t>(D), 0.0);
+    for (index_t k = 0; k < K; ++k)
+      for (index_t j = 0; j < D; ++j) g[j] += dl[k] * rows[k][j];
+    const double s = spec.sigma + eta_at(spec, t);
+    for (index_t i = 0; i < D; ++i)
+      for (index_t j = 0; j < D; ++j) a[i * D + j] += s * g[i] * g[j];
+    const auto e = slice_row(xt, learner.partition(), learner.comm().rank(), dense);
+    const double step_loss = learner.step(e.row(), labels[t - 1]).loss;
+    EXPECT_NEAR(step_loss, loss.value(p, labels[t - 1]), tolerance * std::max(1.0, step_loss)) << "t = " << t;
+    const auto z = spd_solve(own_sketch ? son_matrix(learner, alpha()) : a, g, D);
+    std::vector<double> expected(static_cast<std::size_t>(D));
+    for (index_t j = 0; j < d; ++j)
+      for (index_t k = 0; k < K; ++k) {
+        const index_t i = j * K + k;
+        u[i] = w[i] - z[i];
+        if (spec.diag_rescale) diag[i] += (dl[k] * xt[j]) * (dl[k] * xt[j]);  // SON §5.2, original coordinates
+        expected[i] = u[i] / std::sqrt(diag[i]);
+      }
+    const auto lazy = gather_weights(learner);
+    EXPECT_LT(relative_max_diff(lazy, expected), tolerance) << "t = " << t;
+    if (relative_max_diff(lazy, expected) >= tolerance) break;
+    if (own_sketch)  // step by step, not accumulated round-off
+      for (index_t i = 0; i < D; ++i) u[i] = lazy[i] * std::sqrt(diag[i]);
+  }
+  return active_counts;
+}
+
 DenseMatrix gather_son_sketch(const Learner& learner) {
   const Sketch* sketch = learner.sketch();
   if (sketch == nullptr) return DenseMatrix{0, learner.partition().dim() * learner.outputs(), {}};

@@ -1,7 +1,8 @@
 #pragma once
-// Shared by the SON option tests (test_son_options.cpp, test_son_softmax.cpp): small data sets, a
-// rank's slice of an example, the whole weights gathered on every rank, and dense linear algebra
-// (LAPACK) for the references the tests write out.
+// Shared by the SON option tests (test_son_options.cpp, test_son_rescaling.cpp, test_son_softmax.cpp)
+// and FULL-ON's (test_full_on_options.cpp): small data sets, a rank's slice of an example, the whole
+// weights gathered on every rank, dense linear algebra (LAPACK) and the dense SON references the
+// tests compare with.
 #include <string>
 #include <vector>
 
@@ -72,6 +73,22 @@ struct ProjectionCounts {
 };
 ProjectionCounts expect_dense_son_on_own_sketch(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels,
                                                 bool dense, double tolerance);
+/// The KKT multipliers λ of min ½(z − z0)ᵀM⁻¹(z − z0) over |z_k| ≤ C (M K×K row-major) by enumeration
+/// of the 3^K assignments of each k to free (λ_k = 0), upper (z_k = C) or lower (z_k = −C), each
+/// solved by LAPACK; every KKT point found (a strictly convex QP has exactly one).
+std::vector<std::vector<double>> enumerate_box_kkt(const std::vector<double>& M, const std::vector<double>& z0, double C);
+/// Steps a SON learner (any K = learner.outputs(), any loss) through examples [0, x.n) alongside dense
+/// SON in R^{dK} (feature-major, index j·K + k) and checks the step loss and the weights to
+/// `tolerance` after every step: class rows X_k = D^{-1/2}(x ⊗ e_k) (D = I without diag_rescale; with
+/// it D = 0.1·I + Σ diag(g gᵀ), g = x ⊗ ∂ℓ/∂p in the original coordinates, SON §5.2), K_t = {W :
+/// |W_kᵀx| ≤ C ∀k} with the A-norm projection by the enumerated QP (K = 1: Lemma 1), the Newton step
+/// u ← w − A_t⁻¹g, weights D^{-1/2}u. A is FULL-ON's αI + Σ(σ + η_s)g_sg_sᵀ (α = spec.alpha0: any learner,
+/// the exact one or an FD-family SON with ℓ above the gradients' rank), or, when `own_sketch`, the
+/// SketchedNewton learner's αI + BᵀB read before and after each step (then the comparison restarts
+/// from the learner's weights at each step). Returns how many examples had 1, 2, …, K active bounds
+/// (index = number active).
+std::vector<int> expect_dense_son_dk(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels, bool dense,
+                                     bool own_sketch, double tolerance);
 /// The sketch B (R×d) of a SON learner gathered on every rank, or 0 rows when it has no sketch.
 DenseMatrix gather_son_sketch(const Learner& learner);
 /// α I + BᵀB (D×D) from a SON learner's sketch (collective).

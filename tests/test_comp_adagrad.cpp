@@ -3,7 +3,8 @@
 //     (tests/hadamard_reference.hpp): Π̃v for dense and sparse v, Π̃ᵀz and Π̃ diag(w) Π̃ᵀ on blocks of
 //     the features and of the padding that are not aligned to powers of two;
 //   - its two limits (CompAdaGrad §2): k = 0 with τ = 1 is ADA-DIAG, against the library's
-//     DiagonalAdaGrad and a dense loop; k = n is full-matrix AdaGrad, H_t = δI + G_t^{1/2} with G_t
+//     DiagonalAdaGrad and a dense loop, also with φ = λ₁‖w‖₁ + λ₂/2‖w‖² (λ₁, λ₂ > 0) against the composite
+//     DiagonalAdaGrad and the dense composite reference (composite_reference.hpp); k = n is full-matrix AdaGrad, H_t = δI + G_t^{1/2} with G_t
 //     eigendecomposed by LAPACK dsyev at every step (for d a power of two and for a padded d);
 //   - the same run on MPI_COMM_SELF and on the world's ranks; checkpoint resume, bitwise at the same
 //     rank count and to round-off at another; make_learner, spec() and the argument checks.
@@ -22,6 +23,7 @@
 #include "adasketch/learners/comp_adagrad.hpp"
 #include "adasketch/learners/diagonal_adagrad.hpp"
 #include "checkpoint_support.hpp"
+#include "composite_reference.hpp"
 #include "hadamard_reference.hpp"
 #include "test_support.hpp"
 
@@ -294,33 +296,59 @@ const LimitCase kLimitCases[] = {{"logistic d=7", LossKind::logistic, 2, 7},
 
 using Form = CompAdaGradOptions::Form;
 
+// k = 0 with τ = 1 is ADA-DIAG: against DiagonalAdaGrad and a dense loop, without φ and with
+// φ = λ₁‖w‖₁ + λ₂/2‖w‖², λ₁, λ₂ > 0, where CompAdaGrad's ℓ1 step (its LASSO, by active-set Newton) with
+// A_t = diag(√G_t) + δI must be ADA-DIAG's per-entry closed form (mirror descent with the shrink of
+// untouched entries applied lazily; dual averaging with tηφ) and the dense composite reference that
+// takes every entry's prox at every step (composite_reference.hpp).
 TEST(CompAdaGrad, WithoutSubspaceAndTauOneIsDiagonalAdaGrad) {
   const auto comm = test::world();
+  const double regularizers[][2] = {{0.0, 0.0}, {0.02, 0.05}, {0.1, 0.01}};  // the last zeroes some weights
+  index_t zeros = 0;
   for (const auto& c : kLimitCases)
     for (const bool sparse : {false, true})
-      for (const Form form : {Form::mirror_descent, Form::dual_averaging}) {
-        const bool dual = form == Form::dual_averaging;
-        SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense") + (dual ? " DA" : " CMD"));
-        const auto p = make_problem(200, c.d, c.loss, c.classes, sparse, 3);
-        const Loss loss(c.loss, c.classes);
-        const double eta = 0.4, delta = 0.7;
-        CompAdaGradOptions o;
-        o.k = 0;
-        o.tau = 1.0;
-        o.eta = eta;
-        o.delta = delta;
-        o.form = form;
-        CompAdaGrad comp(comm, c.d, loss, o);
-        using DiagonalForm = DiagonalAdaGradOptions::Form;
-        DiagonalAdaGrad diag(comm, c.d, loss,
-                             {.eta = eta, .delta = delta, .form = dual ? DiagonalForm::dual_averaging : DiagonalForm::mirror_descent});
-        DenseAdaGrad dense(false, dual, c.d, loss, eta, delta);
-        for (index_t t = 0; t < p.n; ++t) dense.step(p.row(t), p.y[sz(t)]);
-        const RunResult a = run(comp, p, 0, p.n), b = run(diag, p, 0, p.n);
-        EXPECT_LE(test::relative_max_diff(a.weights, b.weights), 1e-10) << "against DiagonalAdaGrad";
-        EXPECT_LE(test::relative_max_diff(a.weights, dense.w), 1e-10) << "against the dense loop";
-        EXPECT_NEAR(a.loss, dense.total, 1e-10 * dense.total);
-      }
+      for (const Form form : {Form::mirror_descent, Form::dual_averaging})
+        for (const auto& [lambda1, lambda2] : regularizers) {
+          const bool dual = form == Form::dual_averaging;
+          SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense") + (dual ? " DA" : " CMD") + ", λ₁ " +
+                       std::to_string(lambda1) + ", λ₂ " + std::to_string(lambda2));
+          const auto p = make_problem(200, c.d, c.loss, c.classes, sparse, 3);
+          const Loss loss(c.loss, c.classes);
+          const double eta = 0.4, delta = 0.7;
+          CompAdaGradOptions o;
+          o.k = 0;
+          o.tau = 1.0;
+          o.eta = eta;
+          o.delta = delta;
+          o.lambda1 = lambda1;
+          o.lambda2 = lambda2;
+          o.form = form;
+          CompAdaGrad comp(comm, c.d, loss, o);
+          using DiagonalForm = DiagonalAdaGradOptions::Form;
+          DiagonalAdaGrad diag(comm, c.d, loss,
+                               {.eta = eta, .delta = delta, .form = dual ? DiagonalForm::dual_averaging : DiagonalForm::mirror_descent,
+                                .lambda1 = lambda1, .lambda2 = lambda2});
+          std::vector<double> dense_w;
+          double dense_loss = 0.0;
+          if (lambda1 == 0.0 && lambda2 == 0.0) {
+            DenseAdaGrad dense(false, dual, c.d, loss, eta, delta);
+            for (index_t t = 0; t < p.n; ++t) dense.step(p.row(t), p.y[sz(t)]);
+            dense_w = dense.w, dense_loss = dense.total;
+          } else {
+            using Reference = test::CompositeReference;
+            Reference dense({.kind = Reference::Kind::diagonal, .dual_averaging = dual, .eta = eta, .delta = delta,
+                             .lambda1 = lambda1, .lambda2 = lambda2},
+                            c.d, loss);
+            for (index_t t = 0; t < p.n; ++t) dense.step(p.row(t), p.y[sz(t)]);
+            dense_w = dense.weights(), dense_loss = dense.cumulative_loss();
+          }
+          const RunResult a = run(comp, p, 0, p.n), b = run(diag, p, 0, p.n);
+          EXPECT_LE(test::relative_max_diff(a.weights, b.weights), 1e-10) << "against DiagonalAdaGrad";
+          EXPECT_LE(test::relative_max_diff(a.weights, dense_w), 1e-10) << "against the dense loop";
+          EXPECT_NEAR(a.loss, dense_loss, 1e-10 * dense_loss);
+          zeros += std::count(a.weights.begin(), a.weights.end(), 0.0);
+        }
+  EXPECT_GT(zeros, 0) << "λ₁ never zeroed a weight: the ℓ1 step was not exercised";
 }
 
 TEST(CompAdaGrad, FullSubspaceIsFullMatrixAdaGrad) {

@@ -399,7 +399,6 @@ TEST(FullMatrix, RejectsBadGridsOptionsAndPartitions) {
     return o;
   };
   const Loss squared(LossKind::squared);
-  EXPECT_THROW(FullNewton(comm, 10, Loss(LossKind::softmax, 3)), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.alpha = 0.0; })), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.C = 0.0; })), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.sigma = -1.0; })), InvalidArgument);
@@ -461,8 +460,14 @@ TEST(FullMatrix, MakeLearnerBuildsTheExactLearnersAndTheirSpec) {
   EXPECT_EQ(s.C, 0.7);
   EXPECT_EQ(s.sigma, 0.2);
   EXPECT_EQ(s.eta_schedule, EtaSchedule::inv_t);
-  on.loss = LossKind::softmax;
-  EXPECT_THROW(make_learner(comm, 6, on), InvalidArgument);
+  on.loss = LossKind::softmax;  // FULL-ON's multiclass form: the K-class weights and a dK × dK A⁻¹
+  on.classes = 4;
+  on.diag_rescale = true;
+  const auto multiclass = make_learner(comm, 6, on);
+  EXPECT_EQ(multiclass->outputs(), 4);
+  EXPECT_EQ(multiclass->spec().classes, 4);
+  EXPECT_TRUE(multiclass->spec().diag_rescale);
+  EXPECT_TRUE(dynamic_cast<const FullNewton&>(*multiclass).options().diag_rescale);
   on.algorithm = "full-ons";
   try {
     make_learner(comm, 6, on);

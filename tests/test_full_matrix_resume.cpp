@@ -33,16 +33,22 @@ std::vector<LearnerSpec> exact_specs() {
     s.sigma = 0.1;
     s.eta_schedule = EtaSchedule::inv_sqrt_t;
     specs.push_back(s);
-    if (algorithm != "full-on") {  // and with the softmax loss: a dK × dK matrix
-      s.loss = LossKind::softmax;
-      s.classes = 3;
+    s.loss = LossKind::softmax;  // and with the softmax loss: a dK × dK matrix
+    s.classes = 3;
+    specs.push_back(s);
+    if (algorithm == "full-on") {  // and rescaled (SON §5.2): D is a block field
+      s.diag_rescale = true;
+      specs.push_back(s);
+      s.loss = LossKind::squared;
       specs.push_back(s);
     }
   }
   return specs;
 }
 
-std::string label(const LearnerSpec& s) { return s.algorithm + (s.loss == LossKind::softmax ? " softmax" : ""); }
+std::string label(const LearnerSpec& s) {
+  return s.algorithm + (s.loss == LossKind::softmax ? " softmax" : "") + (s.diag_rescale ? " rescaled" : "");
+}
 
 }  // namespace
 

@@ -27,7 +27,6 @@ TEST(SonRescaling, FdFamilyWithEllAboveDimIsFullOnFedRescaledExamples) {
   for (const bool dense : {true, false}) {
     const auto data = make_son_data(n, d, dense ? 1.0 : 0.45, 11, 2.0);
     for (const LossKind loss_kind : {LossKind::squared, LossKind::logistic}) {
-      const Loss loss(loss_kind);
       for (const char* name : {"fd-son", "fast-fd-son", "rfd-son", "fast-rfd-son"}) {
         SCOPED_TRACE(std::string(name) + " " + to_string(loss_kind) + (dense ? " dense" : " sparse"));
         LearnerSpec spec = son_spec(name, loss_kind, 9);  // ℓ > d: FD keeps Σĝĝᵀ exactly
@@ -37,34 +36,7 @@ TEST(SonRescaling, FdFamilyWithEllAboveDimIsFullOnFedRescaledExamples) {
         EXPECT_TRUE(learner->spec().diag_rescale);
         // FULL-ON (SON eq. (1)–(2)) fed x̃ = D^{-1/2}x: A = αI + Σ(σ + η_s)g̃g̃ᵀ, g̃ = ℓ'x̃;
         // D = 0.1·I + Σ diag(ggᵀ), g = ℓ'x. The weights are D^{-1/2}u.
-        std::vector<double> a(static_cast<std::size_t>(d * d), 0.0), u(static_cast<std::size_t>(d), 0.0),
-            diag(static_cast<std::size_t>(d), 0.1);
-        for (index_t j = 0; j < d; ++j) a[j * d + j] = spec.alpha0;
-        for (index_t t = 1; t <= n; ++t) {
-          const auto x = row_of(data.x, t - 1);
-          auto fed = x;
-          for (index_t j = 0; j < d; ++j) fed[j] /= std::sqrt(diag[j]);
-          const auto w = lemma1(u, a, fed, spec.C);
-          const double p[1] = {dot(w, fed)};
-          double dl = 0.0;
-          loss.derivative(p, data.binary[t - 1], std::span<double>(&dl, 1));
-          const double s = spec.sigma + eta_at(spec, t);
-          std::vector<double> g(static_cast<std::size_t>(d));
-          for (index_t j = 0; j < d; ++j) g[j] = dl * fed[j];
-          for (index_t i = 0; i < d; ++i)
-            for (index_t j = 0; j < d; ++j) a[i * d + j] += s * g[i] * g[j];
-          const auto z = spd_solve(a, g, d);
-          std::vector<double> expected(static_cast<std::size_t>(d));
-          for (index_t j = 0; j < d; ++j) {
-            u[j] = w[j] - z[j];
-            diag[j] += dl * dl * x[j] * x[j];
-            expected[j] = u[j] / std::sqrt(diag[j]);
-          }
-          const auto e = slice_row(x, learner->partition(), comm.rank(), dense);
-          const double step_loss = learner->step(e.row(), data.binary[t - 1]).loss;
-          ASSERT_NEAR(step_loss, loss.value(p, data.binary[t - 1]), 1e-8 * std::max(1.0, step_loss)) << "t = " << t;
-          ASSERT_LT(relative_max_diff(gather_weights(*learner), expected), 1e-8) << "t = " << t;
-        }
+        expect_dense_son_dk(*learner, data.x, data.binary, dense, false, 1e-8);
         EXPECT_GT(dynamic_cast<const SketchedNewton&>(*learner).projections(), 0);
         auto serial = make_learner(self, d, spec);
         run_rows(*serial, data.x, data.binary, dense);

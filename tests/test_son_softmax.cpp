@@ -1,5 +1,5 @@
 // Multiclass (softmax) SON (sketched_newton.hpp) and its projection (box_projection.hpp), against
-// independent computations written here:
+// independent computations (the enumeration and the dense dK algorithm are in son_test_support.cpp):
 //   - the box-constrained QP's multiplier against brute-force enumeration of all 3^K active sets
 //     (free, at +C, at −C) with LAPACK solves, and K = 1 against Lemma 1's τ_C(z0)/M;
 //   - the softmax learner of every SON variant (and m = 0, and diagonal rescaling) against the dense
@@ -8,7 +8,6 @@
 //   - the same run at one rank and in the other sketch form; predict = the weights' scores;
 //     checkpoint resume bit for bit; no allocation per example.
 #include <gtest/gtest.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <atomic>
@@ -46,48 +45,6 @@ using namespace adasketch;
 using namespace adasketch::test;
 
 namespace {
-
-// The KKT point of min ½(z − z0)ᵀM⁻¹(z − z0) over |z_k| ≤ C by enumeration: for each assignment of
-// every k to free (λ_k = 0), upper (z_k = C) or lower (z_k = −C), solve M_AA λ_A = z0_A − b_A and
-// keep the assignments whose λ signs and free scores satisfy the KKT conditions. Returns every KKT
-// multiplier found (a strictly convex QP has exactly one).
-std::vector<std::vector<double>> enumerate_box_kkt(const std::vector<double>& M, const std::vector<double>& z0, double C) {
-  const std::size_t K = z0.size();
-  std::size_t patterns = 1;
-  for (std::size_t k = 0; k < K; ++k) patterns *= 3;
-  std::vector<std::vector<double>> found;
-  for (std::size_t code = 0; code < patterns; ++code) {
-    std::vector<int> state(K);  // 0 free, 1 upper, 2 lower
-    for (std::size_t k = 0, c = code; k < K; ++k, c /= 3) state[k] = static_cast<int>(c % 3);
-    std::vector<std::size_t> act;
-    for (std::size_t k = 0; k < K; ++k)
-      if (state[k] != 0) act.push_back(k);
-    std::vector<double> lambda(K, 0.0);
-    if (!act.empty()) {
-      const auto n = act.size();
-      std::vector<double> a(n * n), b(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < n; ++j) a[i * n + j] = M[act[i] * K + act[j]];
-        b[i] = z0[act[i]] - (state[act[i]] == 1 ? C : -C);
-      }
-      if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', static_cast<lapack_int>(n), 1, a.data(), static_cast<lapack_int>(n),
-                        b.data(), 1) != 0)
-        continue;
-      for (std::size_t i = 0; i < n; ++i) lambda[act[i]] = b[i];
-    }
-    const double tol = 1e-10 * std::max(1.0, C);
-    bool kkt = true;
-    for (std::size_t k = 0; k < K && kkt; ++k) {
-      double z = z0[k];
-      for (std::size_t j = 0; j < K; ++j) z -= M[k * K + j] * lambda[j];
-      if (state[k] == 0) kkt = std::abs(z) <= C + tol;
-      if (state[k] == 1) kkt = lambda[k] >= -tol;
-      if (state[k] == 2) kkt = lambda[k] <= tol;
-    }
-    if (kkt) found.push_back(lambda);
-  }
-  return found;
-}
 
 // A random symmetric positive definite K×K matrix LLᵀ + 0.05 I, entries of L ~ N(0, 1).
 std::vector<double> random_spd(std::size_t K, std::mt19937_64& gen) {
@@ -170,75 +127,6 @@ LearnerSpec softmax_spec(const std::string& algorithm, index_t ell, bool rescale
   return s;
 }
 
-// Dense multiclass SON in R^{dK} (feature-major, index j·K + k). A comes from FULL-ON (A = αI +
-// Σ(σ + η_s)g_sg_sᵀ) or, when `own_sketch`, from the learner's sketch before and after each step
-// (αI + BᵀB). Steps the learner alongside and checks each step; returns how many examples had 1, 2, …
-// active bounds in the projection (index = number active).
-std::vector<int> expect_dense_softmax_son(Learner& learner, const DenseMatrix& x, const std::vector<double>& labels,
-                                          bool dense, bool own_sketch, double tolerance) {
-  const LearnerSpec spec = learner.spec();
-  const auto& son = dynamic_cast<const SketchedNewton&>(learner);
-  const index_t d = x.d, K = spec.classes, D = d * K;
-  const Loss loss(LossKind::softmax, static_cast<int>(K));
-  std::vector<double> u(static_cast<std::size_t>(D), 0.0), diag(static_cast<std::size_t>(D), spec.diag_rescale ? 0.1 : 1.0);
-  std::vector<double> a(static_cast<std::size_t>(D * D), 0.0);
-  for (index_t j = 0; j < D; ++j) a[j * D + j] = spec.alpha0;
-  std::vector<int> active_counts(static_cast<std::size_t>(K + 1), 0);
-  for (index_t t = 1; t <= x.n; ++t) {
-    const auto xt = row_of(x, t - 1);
-    std::vector<std::vector<double>> rows(static_cast<std::size_t>(K), std::vector<double>(static_cast<std::size_t>(D), 0.0));
-    for (index_t k = 0; k < K; ++k)
-      for (index_t j = 0; j < d; ++j) rows[k][j * K + k] = xt[j] / std::sqrt(diag[j * K + k]);  // D^{-1/2}(x ⊗ e_k)
-    const auto a_before = own_sketch ? son_matrix(learner, son.alpha()) : a;
-    std::vector<double> z0(static_cast<std::size_t>(K)), w = u;
-    for (index_t k = 0; k < K; ++k) z0[k] = dot(u, rows[k]);
-    if (std::any_of(z0.begin(), z0.end(), [&](double z) { return std::abs(z) > spec.C; })) {
-      // M = X A⁻¹Xᵀ, λ by enumeration, w = u − A⁻¹Xᵀλ.
-      std::vector<std::vector<double>> solved;
-      for (const auto& r : rows) solved.push_back(spd_solve(a_before, r, D));
-      std::vector<double> m(static_cast<std::size_t>(K * K));
-      for (index_t k = 0; k < K; ++k)
-        for (index_t l = 0; l < K; ++l) m[k * K + l] = dot(rows[k], solved[l]);
-      const auto kkt = enumerate_box_kkt(m, z0, spec.C);
-      EXPECT_EQ(kkt.size(), 1u);
-      if (kkt.size() != 1) return active_counts;
-      int active = 0;
-      for (index_t k = 0; k < K; ++k) {
-        active += kkt[0][k] != 0.0;
-        for (index_t j = 0; j < D; ++j) w[j] -= kkt[0][k] * solved[k][j];
-      }
-      ++active_counts[static_cast<std::size_t>(active)];
-    }
-    std::vector<double> p(static_cast<std::size_t>(K)), dl(static_cast<std::size_t>(K));
-    for (index_t k = 0; k < K; ++k) p[k] = dot(w, rows[k]);
-    loss.derivative(p, labels[t - 1], dl);
-    std::vector<double> g(static_cast<std::size_t>(D), 0.0);
-    for (index_t k = 0; k < K; ++k)
-      for (index_t j = 0; j < D; ++j) g[j] += dl[k] * rows[k][j];
-    const double s = spec.sigma + eta_at(spec, t);
-    for (index_t i = 0; i < D; ++i)
-      for (index_t j = 0; j < D; ++j) a[i * D + j] += s * g[i] * g[j];
-    const auto e = slice_row(xt, learner.partition(), learner.comm().rank(), dense);
-    const double step_loss = learner.step(e.row(), labels[t - 1]).loss;
-    EXPECT_NEAR(step_loss, loss.value(p, labels[t - 1]), tolerance * std::max(1.0, step_loss)) << "t = " << t;
-    const auto z = spd_solve(own_sketch ? son_matrix(learner, son.alpha()) : a, g, D);
-    std::vector<double> expected(static_cast<std::size_t>(D));
-    for (index_t j = 0; j < d; ++j)
-      for (index_t k = 0; k < K; ++k) {
-        const index_t i = j * K + k;
-        u[i] = w[i] - z[i];
-        if (spec.diag_rescale) diag[i] += (dl[k] * xt[j]) * (dl[k] * xt[j]);  // SON §5.2, original coordinates
-        expected[i] = u[i] / std::sqrt(diag[i]);
-      }
-    const auto lazy = gather_weights(learner);
-    EXPECT_LT(relative_max_diff(lazy, expected), tolerance) << "t = " << t;
-    if (relative_max_diff(lazy, expected) >= tolerance) break;
-    if (own_sketch)  // step by step, not accumulated round-off
-      for (index_t i = 0; i < D; ++i) u[i] = lazy[i] * std::sqrt(diag[i]);
-  }
-  return active_counts;
-}
-
 }  // namespace
 
 TEST(SonSoftmax, FdFamilyWithEllAboveDkIsDenseMulticlassFullOn) {
@@ -252,7 +140,7 @@ TEST(SonSoftmax, FdFamilyWithEllAboveDkIsDenseMulticlassFullOn) {
         SCOPED_TRACE(std::string(name) + (rescale ? " rescaled" : "") + (dense ? " dense" : " sparse"));
         auto learner = make_learner(comm, d, softmax_spec(name, 16, rescale));  // ℓ > dK = 15
         EXPECT_EQ(learner->outputs(), 3);
-        const auto counts = expect_dense_softmax_son(*learner, data.x, data.classes, dense, false, 1e-8);
+        const auto counts = expect_dense_son_dk(*learner, data.x, data.classes, dense, false, 1e-8);
         for (std::size_t i = 0; i < counts.size(); ++i) active[i] += counts[i];
       }
   }
@@ -280,7 +168,7 @@ TEST(SonSoftmax, EveryVariantIsDenseMulticlassSonOnItsOwnSketch) {
                    (dense ? ", dense" : ", sparse"));
       const LearnerSpec spec = softmax_spec(c.name, c.ell, c.rescale);
       auto learner = make_learner(comm, d, spec);
-      const auto counts = expect_dense_softmax_son(*learner, data.x, data.classes, dense, true, 1e-8);
+      const auto counts = expect_dense_son_dk(*learner, data.x, data.classes, dense, true, 1e-8);
       EXPECT_GT(counts[1] + counts[2] + counts[3], 0);
       // predict() scores original examples with the weights W: p_k = W_kᵀx.
       const auto w = gather_weights(*learner);
@@ -304,6 +192,32 @@ TEST(SonSoftmax, EveryVariantIsDenseMulticlassSonOnItsOwnSketch) {
         EXPECT_LT(relative_max_diff(w, gather_weights(*other_form)), 1e-9);
       }
     }
+  }
+}
+
+// With a small C several classes often sit at the bound +C after the projection: the predictions must
+// keep that tie exact (p_k = C on every active bound), or the first-maximum rule of the mistake count
+// follows round-off and differs between rank counts.
+TEST(SonSoftmax, MistakesAgreeAcrossRankCounts) {
+  const auto comm = world();
+  const Communicator self(MPI_COMM_SELF);
+  const index_t d = 12, n = 150;
+  const auto data = make_son_data(n, d, 1.0, 43, 1.0, 5);
+  for (const char* name : {"fd-son", "rp-son", "oja-son", "fast-rfd-son"}) {
+    SCOPED_TRACE(name);
+    LearnerSpec spec = softmax_spec(name, 4, true);
+    spec.classes = 5;
+    spec.C = 0.2;
+    auto parallel = make_learner(comm, d, spec);
+    auto serial = make_learner(self, d, spec);
+    std::vector<int> mistakes_parallel, mistakes_serial;
+    for (index_t i = 0; i < n; ++i) {
+      const auto x = row_of(data.x, i);
+      mistakes_parallel.push_back(parallel->step(slice_row(x, parallel->partition(), comm.rank(), true).row(), data.classes[i]).mistake);
+      mistakes_serial.push_back(serial->step(slice_row(x, serial->partition(), 0, true).row(), data.classes[i]).mistake);
+    }
+    EXPECT_EQ(mistakes_parallel, mistakes_serial);
+    EXPECT_LT(relative_max_diff(gather_weights(*parallel), gather_weights(*serial)), 1e-9);
   }
 }
 

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "../linalg/feature_grid.hpp"
 #include "../linalg/scalapack_api.hpp"
 #include "adasketch/error.hpp"
+#include "box_projection.hpp"
 #include "dense_slice.hpp"
 #include "nonzeros.hpp"
 
@@ -18,13 +20,12 @@ namespace {
 constexpr int kOne = 1;
 constexpr char kStagedInverse[] = "full.inverse";
 
-const Loss& checked_loss(const Loss& loss) {
-  if (loss.kind() == LossKind::softmax)
-    throw InvalidArgument("the full online Newton step (FULL-ON) takes a binary or regression loss, not softmax");
-  return loss;
-}
+std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
 
 const FullNewtonOptions& checked(const FullNewtonOptions& o) {
+  ADASKETCH_REQUIRE(o.alpha != 0.0, "alpha = 0 (FULL-ON keeps A⁻¹ by rank-one updates; the pseudo-inverse of SON App. D "
+                                    "needs a rank decision per step that a kept inverse cannot make exactly: use fd-son "
+                                    "with alpha = 0 and ell ≥ d·K + 1, which is that algorithm; full_newton.hpp)");
   ADASKETCH_REQUIRE(std::isfinite(o.alpha) && o.alpha >= std::numeric_limits<double>::min(),
                     "alpha = " + std::to_string(o.alpha) + " (needs a positive normal number: A_0 = αI is inverted)");
   ADASKETCH_REQUIRE(o.C > 0.0, "C = " + std::to_string(o.C));  // +∞ allowed, NaN rejected
@@ -33,26 +34,21 @@ const FullNewtonOptions& checked(const FullNewtonOptions& o) {
   return o;
 }
 
-// τ_C(z) = sgn(z) max(|z| − C, 0) (SON Lemma 1).
-double tau_c(double z, double C) noexcept {
-  if (z > C) return z - C;
-  if (z < -C) return z + C;
-  return 0.0;
-}
-
 }  // namespace
 
-/// The ScaLAPACK side: A⁻¹ and the step's vectors x and v = A⁻¹x on the grid.
+/// The ScaLAPACK side: A⁻¹ and the step's X, V = A⁻¹Xᵀ and (K > 1) r·v_g on the grid.
 struct FullNewton::Grid {
-  Grid(const Communicator& comm, const BlockPartition& partition, const FullNewtonOptions& o)
-      : layout(comm, partition, 1, o.grid_rows, o.block), inverse(layout.square()), x(layout.vectors(1)),
-        v(layout.vectors(1)) {
+  Grid(const Communicator& comm, const BlockPartition& partition, int K, const FullNewtonOptions& o)
+      : layout(comm, partition, K, o.grid_rows, o.block), inverse(layout.square()), x(layout.vectors(K)),
+        v(layout.vectors(K)) {
     inverse.add_to_diagonal(1.0 / o.alpha);  // A_0⁻¹ = I/α
+    if (K > 1) update.emplace(layout.vectors(1));
   }
 
   FeatureGrid layout;
   DistributedMatrix inverse;  ///< A_t⁻¹ (both triangles, exactly symmetric)
-  DistributedMatrix x, v;
+  DistributedMatrix x, v;     ///< X and V (n×K)
+  std::optional<DistributedMatrix> update;  ///< K > 1: r·v_g (K = 1: v itself is scaled)
 };
 
 FullNewton::FullNewton(const Communicator& comm, index_t dim, const Loss& loss, const FullNewtonOptions& options)
@@ -60,14 +56,20 @@ FullNewton::FullNewton(const Communicator& comm, index_t dim, const Loss& loss, 
 
 FullNewton::FullNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                        const FullNewtonOptions& options)
-    : Learner(comm, partition, checked_loss(loss)),
+    : Learner(comm, partition, loss),
       options_(checked(options)),
-      grid_(std::make_unique<Grid>(comm, partition, options)) {
-  const auto dp = static_cast<std::size_t>(local_dim());
-  u_.assign(dp, 0.0);
-  x_.assign(dp, 0.0);
-  v_.assign(dp, 0.0);
-  reduce_.assign(4, 0.0);
+      grid_(std::make_unique<Grid>(comm, partition, loss.outputs(), options)),
+      box_(std::make_unique<detail::BoxProjection>(loss.outputs())) {
+  const auto dp = sz(local_dim()), K = sz(outputs());
+  u_.assign(dp * K, 0.0);
+  if (options_.diag_rescale) diag_.assign(dp * K, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
+  dense_.assign(dp, 0.0);
+  x_.assign(dp * K * K, 0.0);
+  v_.assign(dp * K * K, 0.0);
+  if (K > 1) g_.assign(dp * K, 0.0);
+  reduce_.assign(K * (K + 5) / 2 + 1, 0.0);
+  m_.assign(K * K, 0.0);
+  for (auto* b : {&z_, &norms_, &lambda_, &dscores_}) b->assign(K, 0.0);
 }
 
 FullNewton::~FullNewton() = default;
@@ -82,12 +84,14 @@ LearnerSpec FullNewton::spec() const {
   LearnerSpec s;
   s.algorithm = name();
   s.loss = loss().kind();
+  if (loss().kind() == LossKind::softmax) s.classes = outputs();
   s.alpha0 = options_.alpha;
   s.C = options_.C;
   s.sigma = options_.sigma;
   s.eta = options_.eta;
   s.eta_schedule = options_.eta_schedule;
   s.grid_rows = options_.grid_rows;
+  s.diag_rescale = options_.diag_rescale;
   return s;
 }
 
@@ -98,22 +102,34 @@ double FullNewton::eta(index_t t) const noexcept {
 void FullNewton::weights(std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= u_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " + std::to_string(u_.size()));
   std::copy(u_.begin(), u_.end(), out.begin());
+  if (options_.diag_rescale)
+    for (std::size_t e = 0; e < diag_.size(); ++e) out[e] /= std::sqrt(diag_[e]);  // w = D^{-1/2}u
 }
 
 void FullNewton::add_local_scores(const LocalRow& x, std::span<double> out) const {
   if (!detail::slice_ok(x, local_dim())) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, local_dim()));
-  double s = 0.0;
-  detail::for_each_nonzero(x, [&](std::size_t j, double v) { s += u_[j] * v; });
-  out[0] += s;
+  const std::size_t K = out.size();
+  if (options_.diag_rescale) {
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) {  // uᵀX_k, X_k = D^{-1/2}(x ⊗ e_k)
+      for (std::size_t k = 0; k < K; ++k) out[k] += u_[j * K + k] * (v / std::sqrt(diag_[j * K + k]));
+    });
+  } else {
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+      for (std::size_t k = 0; k < K; ++k) out[k] += u_[j * K + k] * v;
+    });
+  }
 }
 
-// x_, v_, reduce_ and the grid's vectors are rewritten in each step before they are read.
+// dense_, x_, v_, g_, reduce_, the replicated step vectors and the grid's vectors are rewritten in each
+// step before they are read.
 void FullNewton::add_state_fields(StateFields& fields) {
   const int rank = comm().rank();
-  fields.block("full.u", partition(), rank, 1, u_);
+  const index_t K = outputs();
+  fields.block("full.u", partition(), rank, K, u_);
+  if (options_.diag_rescale) fields.block("full.diag", partition(), rank, K, diag_);
   fields.integer("full.projections", projections_);
   fields.real("full.curvature", curvature_);
-  fields.staged_block(kStagedInverse, partition(), rank, grid_->layout.n());  // rows of A⁻¹
+  fields.staged_block(kStagedInverse, partition(), rank, K * grid_->layout.n());  // rows of A⁻¹, feature-major
 }
 
 void FullNewton::before_state_save(StateFields& fields) {
@@ -124,65 +140,120 @@ void FullNewton::after_state_load(StateFields& fields) {
   grid_->layout.unstage(fields.field(kStagedInverse).values, grid_->inverse);
 }
 
+void FullNewton::build_class_rows() {
+  const std::size_t dp = dense_.size(), K = sz(outputs()), column = dp * K;
+  std::fill(x_.begin(), x_.end(), 0.0);
+  for (std::size_t j = 0; j < dp; ++j)
+    for (std::size_t k = 0; k < K; ++k) {
+      const std::size_t e = j * K + k;  // X_k's entry for feature j
+      x_[k * column + e] = options_.diag_rescale ? dense_[j] / std::sqrt(diag_[e]) : dense_[j];
+    }
+}
+
+void FullNewton::local_sums(bool ok) {
+  const std::size_t dp = dense_.size(), K = sz(outputs()), column = dp * K;
+  std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  double* z = reduce_.data();
+  double* lower = z + K;                 // M_kl, l ≤ k, row by row
+  double* norms = lower + K * (K + 1) / 2;
+  for (std::size_t j = 0; j < dp; ++j)
+    for (std::size_t k = 0; k < K; ++k) {
+      const std::size_t e = j * K + k;
+      const double xk = x_[k * column + e];  // X_k is nonzero only at the entries j·K + k
+      z[k] += u_[e] * xk;
+      norms[k] += xk * xk;
+      for (std::size_t l = 0; l <= k; ++l) lower[k * (k + 1) / 2 + l] += xk * v_[l * column + e];
+    }
+  reduce_.back() = ok ? 0.0 : 1.0;
+}
+
 StepResult FullNewton::do_step(const LocalRow& x, double label) {
   Grid& gr = *grid_;
-  const int n = gr.layout.n();
+  const int n = gr.layout.n(), Kc = outputs();
+  const std::size_t K = sz(Kc), column = u_.size();
   const bool ok = detail::slice_ok(x, local_dim());
-  detail::densify(x, x_);  // zero on a malformed slice: every rank still takes part until the Allreduce
+  detail::densify(x, dense_);  // zero on a malformed slice: every rank still takes part until the Allreduce
+  build_class_rows();          // SON §5.2: the algorithm sees D^{-1/2}x
   gr.layout.to_grid(x_, gr.x);
   const double one = 1.0, zero = 0.0;
-  pdgemv_("N", &n, &n, &one, gr.inverse.data(), &kOne, &kOne, gr.inverse.desc(), gr.x.data(), &kOne, &kOne,
-          gr.x.desc(), &kOne, &zero, gr.v.data(), &kOne, &kOne, gr.v.desc(), &kOne);  // v = A_{t−1}⁻¹x
+  pdgemm_("N", "N", &n, &Kc, &n, &one, gr.inverse.data(), &kOne, &kOne, gr.inverse.desc(), gr.x.data(), &kOne, &kOne,
+          gr.x.desc(), &zero, gr.v.data(), &kOne, &kOne, gr.v.desc());  // V = A_{t−1}⁻¹Xᵀ
   gr.layout.to_features(gr.v, v_);
-  // The step's one Allreduce: [uᵀx, xᵀv, ‖x‖², malformed slices] (docs/design.md §3).
-  double ux = 0.0, xv = 0.0, xx = 0.0;
-  for (std::size_t j = 0; j < x_.size(); ++j) {
-    ux += u_[j] * x_[j];
-    xv += x_[j] * v_[j];
-    xx += x_[j] * x_[j];
-  }
-  reduce_[0] = ux;
-  reduce_[1] = xv;
-  reduce_[2] = xx;
-  reduce_[3] = ok ? 0.0 : 1.0;
+  // The step's one Allreduce: [z, M's lower triangle, ‖X_k‖², malformed slices] (docs/design.md §3).
+  local_sums(ok);
   comm().allreduce_sum(reduce_);
-  if (reduce_[3] != 0.0) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, local_dim()));
-  ux = reduce_[0];
-  xx = reduce_[2];
-  if (!std::isfinite(ux) || !std::isfinite(reduce_[1]) || !std::isfinite(xx))
-    throw NumericError(name() + ": the score uᵀx is not finite");
-  // q = xᵀA⁻¹x ≥ ‖x‖²/λ_max(A) ≥ ‖x‖²/(α + tr(A − αI)).
-  const double q = std::max(reduce_[1], xx / (options_.alpha + curvature_));
+  if (reduce_.back() != 0.0) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, local_dim()));
+  for (std::size_t i = 0; i + 1 < reduce_.size(); ++i)
+    if (!std::isfinite(reduce_[i])) throw NumericError(name() + ": the score uᵀx is not finite");
+  const double* lower = reduce_.data() + K;
+  const double floor = 1.0 / (options_.alpha + curvature_);  // λ_max(A)⁻¹ ≥ (α + tr(A − αI))⁻¹
+  bool active = false;
+  for (std::size_t k = 0; k < K; ++k) {
+    z_[k] = reduce_[k];
+    norms_[k] = reduce_[K + K * (K + 1) / 2 + k];
+    active = active || std::abs(z_[k]) > options_.C;
+    for (std::size_t l = 0; l <= k; ++l) m_[k * K + l] = m_[l * K + k] = lower[k * (k + 1) / 2 + l];
+    m_[k * K + k] = std::max(m_[k * K + k], norms_[k] * floor);  // X_kᵀA⁻¹X_k ≥ ‖X_k‖²/λ_max(A)
+  }
 
-  // SON Alg. 1 line 5 / Lemma 1: w = u − τ_C(uᵀx)/(xᵀA⁻¹x) · A⁻¹x, so that wᵀx = uᵀx − τ = ±C.
-  const double tau = tau_c(ux, options_.C);
-  double prediction = ux;
-  if (tau != 0.0 && xx != 0.0) {
-    const double gamma = tau / q;
-    for (std::size_t j = 0; j < u_.size(); ++j) u_[j] -= gamma * v_[j];
-    prediction = ux - tau;
+  // SON Alg. 1 line 5 (Lemma 1; K > 1 the box QP): w = u − Vλ, predictions p = z − Mλ.
+  if (active) {  // x = 0 has z = 0: never active
+    box_->solve(m_, z_, options_.C, lambda_);
+    for (std::size_t k = 0; k < K; ++k) {
+      const double* vk = v_.data() + k * column;
+      for (std::size_t e = 0; e < column; ++e) u_[e] -= lambda_[k] * vk[e];
+    }
+    for (std::size_t k = 0; k < K; ++k) {  // an active bound holds exactly: p_k = ±C (KKT)
+      double p = z_[k];
+      for (std::size_t l = 0; l < K; ++l) p -= m_[k * K + l] * lambda_[l];
+      dscores_[k] = lambda_[k] > 0.0 ? options_.C : lambda_[k] < 0.0 ? -options_.C : p;  // until ∂ℓ/∂p overwrites them
+    }
+    std::copy(dscores_.begin(), dscores_.end(), z_.begin());
     ++projections_;
   }
-  const double score[1] = {prediction};
-  const StepResult result{loss().value(score, label), loss().mistake(score, label)};
-  double dl = 0.0;
-  loss().derivative(score, label, std::span<double>(&dl, 1));
-  if (dl == 0.0 || xx == 0.0) return result;  // g_t = 0: u_{t+1} = w_t, A_t = A_{t−1}
-
-  // Alg. 1 line 9 with A_t = A_{t−1} + c x xᵀ, c = (σ + η_t)ℓ'²: A_t⁻¹g = ℓ' v/(1 + c q).
-  const double c = (options_.sigma + eta(steps() + 1)) * dl * dl;
-  const double denominator = 1.0 + c * q;
-  const double newton = dl / denominator;
-  for (std::size_t j = 0; j < u_.size(); ++j) u_[j] -= newton * v_[j];
-  if (c > 0.0) {
-    // Sherman–Morrison: A_t⁻¹ = A_{t−1}⁻¹ − (s v)(s v)ᵀ, s = √(c/(1 + c q)).
-    const double s = std::sqrt(c / denominator), minus_one = -1.0;
-    if (gr.v.local_cols() > 0)
-      for (int r = 0; r < gr.v.local_rows(); ++r) gr.v.data()[r] *= s;
-    pdger_(&n, &n, &minus_one, gr.v.data(), &kOne, &kOne, gr.v.desc(), &kOne, gr.v.data(), &kOne, &kOne, gr.v.desc(),
-           &kOne, gr.inverse.data(), &kOne, &kOne, gr.inverse.desc());
-    curvature_ += c * xx;
+  const StepResult result{loss().value(z_, label), loss().mistake(z_, label)};
+  loss().derivative(z_, label, dscores_);
+  // SON §5.2: D takes the diagonal of g gᵀ, g = x ⊗ ∂ℓ/∂p in the original coordinates.
+  if (options_.diag_rescale)
+    detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+      for (std::size_t k = 0; k < K; ++k) diag_[j * K + k] += (dscores_[k] * v) * (dscores_[k] * v);
+    });
+  double gg = 0.0, q = 0.0;  // ‖g‖² = Σ_k (∂ℓ/∂p_k)²‖X_k‖² (disjoint supports), q_g = ∂ℓᵀM∂ℓ = gᵀA⁻¹g
+  for (std::size_t k = 0; k < K; ++k) {
+    gg += dscores_[k] * dscores_[k] * norms_[k];
+    for (std::size_t l = 0; l < K; ++l) q += dscores_[k] * m_[k * K + l] * dscores_[l];
   }
+  if (gg == 0.0) return result;  // g_t = 0: u_{t+1} = w_t, A_t = A_{t−1}
+  q = std::max(q, gg * floor);
+
+  // Alg. 1 line 9 with A_t = A_{t−1} + s g gᵀ, s = σ + η_t: A_t⁻¹g = v_g/(1 + s q_g), v_g = V∂ℓ/∂p.
+  const double s = options_.sigma + eta(steps() + 1);
+  const double denominator = 1.0 + s * q;
+  for (std::size_t k = 0; k < K; ++k) {
+    const double a = dscores_[k] / denominator;
+    const double* vk = v_.data() + k * column;
+    for (std::size_t e = 0; e < column; ++e) u_[e] -= a * vk[e];
+  }
+  if (s == 0.0) return result;
+  // Sherman–Morrison: A_t⁻¹ = A_{t−1}⁻¹ − (r v_g)(r v_g)ᵀ, r = √(s/(1 + s q_g)).
+  const double r = std::sqrt(s / denominator), minus_one = -1.0;
+  DistributedMatrix* update = &gr.v;
+  if (K == 1) {  // r v_g = (r ℓ') v, scaled where it is on the grid
+    if (gr.v.local_cols() > 0)
+      for (int i = 0; i < gr.v.local_rows(); ++i) gr.v.data()[i] *= r * dscores_[0];
+  } else {
+    std::fill(g_.begin(), g_.end(), 0.0);
+    for (std::size_t k = 0; k < K; ++k) {
+      const double a = r * dscores_[k];
+      const double* vk = v_.data() + k * column;
+      for (std::size_t e = 0; e < column; ++e) g_[e] += a * vk[e];
+    }
+    update = &*gr.update;
+    gr.layout.to_grid(g_, *update);
+  }
+  pdger_(&n, &n, &minus_one, update->data(), &kOne, &kOne, update->desc(), &kOne, update->data(), &kOne, &kOne,
+         update->desc(), &kOne, gr.inverse.data(), &kOne, &kOne, gr.inverse.desc());
+  curvature_ += s * gg;
   return result;
 }
 

@@ -25,6 +25,7 @@ std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockP
     o.eta = spec.eta;
     o.eta_schedule = spec.eta_schedule;
     o.grid_rows = spec.grid_rows;
+    o.diag_rescale = spec.diag_rescale;
     return std::make_unique<FullNewton>(comm, partition, loss, o);
   }
   FullAdaGradOptions o;

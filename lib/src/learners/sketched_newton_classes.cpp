@@ -110,7 +110,8 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
       ucoef_[sz(k)] -= lambda_[sz(k)];
       double p = scores_[sz(k)];
       for (index_t l = 0; l < K; ++l) p -= mtilde_[sz(k * K + l)] * lambda_[sz(l)];
-      dscores_[sz(k)] = p;  // the predictions, until the loss's derivative overwrites them
+      // An active bound holds exactly (KKT): p_k = ±C, so classes tied at C stay exact ties.
+      dscores_[sz(k)] = lambda_[sz(k)] > 0.0 ? options_.C : lambda_[sz(k)] < 0.0 ? -options_.C : p;
     }
     std::copy(dscores_.begin(), dscores_.end(), scores_.begin());
     if (sketch_) {

@@ -2,7 +2,7 @@
 // Prototypes of the BLACS, PBLAS and ScaLAPACK routines adasketch calls (Debian's
 // libscalapack-openmpi ships no C header). Integers are the default 32-bit Fortran INTEGER.
 // pdsyev_ and pdsyevd_ are Fortran: their CHARACTER arguments carry hidden lengths at the end
-// (gfortran ABI). The PBLAS (pdsyrk_, pdgemv_, pdger_), pdgemr2d_ and the Cblacs_* entry points are C.
+// (gfortran ABI). The PBLAS (pdsyrk_, pdgemv_, pdgemm_, pdger_), pdgemr2d_ and the Cblacs_* entry points are C.
 // Only descinit_, pdsyev_ and pdsyevd_ return an info code; the PBLAS and pdgemr2d_ report bad
 // arguments through pxerbla only, so callers pass arguments valid by construction.
 #include <mpi.h>
@@ -30,6 +30,10 @@ void pdgemv_(const char* trans, const int* m, const int* n, const double* alpha,
              const int* ja, const int* desca, const double* x, const int* ix, const int* jx, const int* descx,
              const int* incx, const double* beta, double* y, const int* iy, const int* jy, const int* descy,
              const int* incy);
+void pdgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+             const double* a, const int* ia, const int* ja, const int* desca, const double* b, const int* ib,
+             const int* jb, const int* descb, const double* beta, double* c, const int* ic, const int* jc,
+             const int* descc);
 void pdger_(const int* m, const int* n, const double* alpha, const double* x, const int* ix, const int* jx,
             const int* descx, const int* incx, const double* y, const int* iy, const int* jy, const int* descy,
             const int* incy, double* a, const int* ia, const int* ja, const int* desca);

@@ -78,9 +78,11 @@
 //     u − A⁻¹Xᵀλ with λ the multiplier of the K-variable box-constrained QP with M = X A⁻¹Xᵀ, solved
 //     exactly (lib/src/learners/box_projection.hpp). With A⁻¹ = (I − BᵀHB)/α (Woodbury) and disjoint
 //     supports, αM = diag(‖X_k‖²) − X̂ᵀHX̂ (X̂ = BXᵀ), whose diagonal is floored as for K = 1; then
-//     w = u − Σ_k λ'_k(X_k − BᵀHx̂_k) with λ' = λ/α. The predictions are p = z − αMλ'. One Allreduce of
-//     K·R_z + 2K numbers per example; O(K³) for the QP on top of the K = 1 step, which keeps its own
-//     code path (bit for bit the Lemma 1 formula). α = 0 is refused (Lemma 2 is for one slab).
+//     w = u − Σ_k λ'_k(X_k − BᵀHx̂_k) with λ' = λ/α. The predictions are p = z − αMλ', exactly ±C on
+//     the active bounds (the KKT conditions: classes tied at C stay exact ties, decided alike at every
+//     rank count). One Allreduce of K·R_z + 2K numbers per example; O(K³) for the QP on top of the
+//     K = 1 step, which keeps its own code path (bit for bit the Lemma 1 formula). α = 0 is refused
+//     (Lemma 2 is for one slab).
 #include <cstdint>
 #include <memory>
 #include <span>
