@@ -76,7 +76,7 @@ OptionParser make_parser() {
   p.optional("lambda2", OptionType::Real, "L2", number_text(d.lambda2), "ℓ2 weight λ₂ ≥ 0 of the composite φ");
   p.optional("tau", OptionType::Real, "TAU", number_text(d.tau),
              "comp-adagrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range");
-  p.flag("diag-rescale", "SON variants: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)");
+  p.flag("diag-rescale", "SON variants and full-on: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)");
   p.optional("oja-gamma", "G[,G...]",
              "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)");
   p.optional("grid-rows", OptionType::Integer, "R", std::to_string(d.grid_rows),
