@@ -151,6 +151,57 @@ std::vector<double> coordinate_descent(const std::vector<double>& q, const std::
   return x;
 }
 
+/// min ½xᵀQx + uᵀx + μ‖x‖₁ for an ill-conditioned Q: coordinate descent (at most `sweeps`) finds
+/// the support J and signs s, then x_J = −Q_JJ⁻¹(u_J + μs_J) by dposv, x = 0 off J. The KKT
+/// conditions — sign(x_J) = s and |(Qx + u)_j| ≤ μ off J — certify the unique minimizer: *residual
+/// is max_j dist(0, ∂_j f(x)) relative to max_j(|u_j| + Σ_i|Q_ji x_i| + μ), and signs_agree whether
+/// the solve kept the signs.
+std::vector<double> certified_lasso(const std::vector<double>& q, const std::vector<double>& u, double mu, index_t n,
+                                    int sweeps, double* residual, bool* signs_agree) {
+  std::vector<double> x(sz(n), 0.0);
+  for (int sweep = 0; sweep < sweeps; ++sweep)
+    for (index_t j = 0; j < n; ++j) {
+      double r = u[sz(j)];
+      for (index_t i = 0; i < n; ++i)
+        if (i != j) r += q[sz(j * n + i)] * x[sz(i)];
+      const double qjj = q[sz(j * n + j)];
+      x[sz(j)] = r < -mu ? (-r - mu) / qjj : r > mu ? (-r + mu) / qjj : 0.0;
+    }
+  std::vector<index_t> support;
+  for (index_t j = 0; j < n; ++j)
+    if (x[sz(j)] != 0.0) support.push_back(j);
+  const auto m = static_cast<index_t>(support.size());
+  std::vector<double> qjj(sz(m * m)), rhs(sz(m)), sign(sz(m));
+  for (index_t a = 0; a < m; ++a) {
+    sign[sz(a)] = x[sz(support[sz(a)])] > 0.0 ? 1.0 : -1.0;
+    rhs[sz(a)] = -(u[sz(support[sz(a)])] + mu * sign[sz(a)]);
+    for (index_t b = 0; b < m; ++b) qjj[sz(a * m + b)] = q[sz(support[sz(a)] * n + support[sz(b)])];
+  }
+  if (m > 0)
+    EXPECT_EQ(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', static_cast<lapack_int>(m), 1, qjj.data(), static_cast<lapack_int>(m),
+                            rhs.data(), 1),
+              0);
+  std::fill(x.begin(), x.end(), 0.0);
+  *signs_agree = true;
+  for (index_t a = 0; a < m; ++a) {
+    x[sz(support[sz(a)])] = rhs[sz(a)];
+    *signs_agree = *signs_agree && rhs[sz(a)] * sign[sz(a)] > 0.0;
+  }
+  double worst = 0.0, scale = 0.0;
+  for (index_t j = 0; j < n; ++j) {
+    double r = u[sz(j)], size = std::abs(u[sz(j)]) + mu;
+    for (index_t i = 0; i < n; ++i) {
+      r += q[sz(j * n + i)] * x[sz(i)];
+      size += std::abs(q[sz(j * n + i)] * x[sz(i)]);
+    }
+    const double xj = x[sz(j)];
+    worst = std::max(worst, xj != 0.0 ? std::abs(r + std::copysign(mu, xj)) : std::max(std::abs(r) - mu, 0.0));
+    scale = std::max(scale, size);
+  }
+  *residual = worst / scale;
+  return x;
+}
+
 // ---- the case -----------------------------------------------------------------------------------
 
 struct StepCase {
@@ -368,13 +419,14 @@ TEST(CompAdaGradStep, L1StepSolvesTheLasso) {
 }
 
 // The solver alone (lib/src/learners/comp_lasso.hpp), from far-off starting points: its results,
-// that its proximal-gradient safeguard is used and keeps the right answer, and its iteration limit.
+// that its safeguard (feature-sign or proximal-gradient steps) is used and keeps the right answer, and
+// its step limit.
 TEST(CompAdaGradStep, LassoSolverFromFarStarts) {
   const auto comm = test::world();
   const index_t n = 32;
   const BlockPartition part(n, comm.size());
   const detail::CoordinateRange mine{part.begin(comm.rank()), part.size(comm.rank())};
-  int proximal = 0, limits = 0;
+  int rejected = 0, limits = 0;
   for (const index_t k : {index_t{0}, index_t{2}, index_t{7}, index_t{32}})
     for (unsigned seed = 1; seed <= 6; ++seed) {
       SCOPED_TRACE("k = " + std::to_string(k) + ", seed " + std::to_string(seed));
@@ -431,7 +483,7 @@ TEST(CompAdaGradStep, LassoSolverFromFarStarts) {
       detail::CompositeLasso solver(comm, srht, 1e-12, 100);
       std::vector<double> x = local(start), a(sz(k));
       const auto done = solver.solve(problem, x, a);
-      proximal += done.proximal;
+      rejected += done.face + done.proximal;
       std::vector<double> got(sz(n), 0.0);
       std::copy(x.begin(), x.end(), got.begin() + mine.begin);
       comm.allreduce_sum(got);
@@ -440,15 +492,126 @@ TEST(CompAdaGradStep, LassoSolverFromFarStarts) {
       for (index_t b = 0; b < k; ++b)
         for (index_t j = 0; j < n; ++j) a_want[sz(b)] += pi[sz(b * n + j)] * want[sz(j)];
       EXPECT_LE(test::relative_max_diff(a, a_want), 1e-10) << "Π̃x";
-      if (done.newton >= 2) {  // one Newton point fewer than it needs: refused, on every rank
-        detail::CompositeLasso short_solver(comm, srht, 1e-12, done.newton - 1);
+      const int steps = done.newton + done.face + done.proximal;
+      if (steps >= 2) {  // one step fewer than it needs: refused, on every rank
+        detail::CompositeLasso short_solver(comm, srht, 1e-12, steps - 1);
         x = local(start);
         EXPECT_THROW(short_solver.solve(problem, x, a), NumericError);
         ++limits;
       }
     }
-  EXPECT_GT(proximal, 0) << "the safeguard was never needed: make the starts harder";
+  EXPECT_GT(rejected, 0) << "the safeguard was never needed: make the starts harder";
   EXPECT_GT(limits, 0);
+}
+
+// The instances that made the first solver (a Newton method with a single proximal-gradient step as
+// its safeguard) give up: CompAdaGrad's ℓ1 step at its first examples on dense, correlated
+// kernel features (Gaussian kernel to random prototypes), with τ = 100 and δ = 1e-3, so that Q has
+// curvature from about δ to τ·max D. The state is built as the learner builds it: G from T logistic
+// gradients at x = 0, K̂ = (Π̃GΠ̃ᵀ)^{1/2} + δI (eq. (19)), D = τ(diag(P⊥GP⊥)^{1/2} + δ), u = ηg − Ax_t
+// for x_t = 0 or a nonzero x_t. Against certified_lasso, solved to a KKT residual of 1e-12.
+TEST(CompAdaGradStep, LassoSolverOnIllConditionedKernelFeatures) {
+  const auto comm = test::world();
+  const index_t n = 32, prototypes_dim = 4;
+  const BlockPartition part(n, comm.size());
+  const detail::CoordinateRange mine{part.begin(comm.rank()), part.size(comm.rank())};
+  int rejected = 0, cases = 0;
+  for (const index_t k : {index_t{4}, index_t{12}, index_t{25}})
+    for (const double tau : {10.0, 100.0})
+      for (unsigned seed = 1; seed <= 3; ++seed) {
+        SCOPED_TRACE("k = " + std::to_string(k) + ", τ = " + std::to_string(tau) + ", seed " + std::to_string(seed));
+        const double delta = 1e-3, eta = 1.0, mu = eta * 1e-3;
+        const detail::Srht srht(n, k, 40 + seed, {&mine, 1});
+        const std::vector<double> pi = test::dense_srht(srht);
+        std::mt19937_64 gen(seed);
+        std::normal_distribution<double> normal;
+        std::uniform_real_distribution<double> uniform;
+        std::vector<double> protos(sz(n * prototypes_dim));
+        for (auto& e : protos) e = uniform(gen);
+        const auto kernel_row = [&](std::vector<double>& row) {  // exp(−‖z − p_j‖²/(2·0.3²)), z near a prototype
+          const auto p = static_cast<index_t>(uniform(gen) * static_cast<double>(n)) % n;
+          std::vector<double> z(sz(prototypes_dim));
+          for (index_t c = 0; c < prototypes_dim; ++c) z[sz(c)] = protos[sz(p * prototypes_dim + c)] + 0.1 * normal(gen);
+          for (index_t j = 0; j < n; ++j) {
+            double dist = 0.0;
+            for (index_t c = 0; c < prototypes_dim; ++c) {
+              const double e = z[sz(c)] - protos[sz(j * prototypes_dim + c)];
+              dist += e * e;
+            }
+            row[sz(j)] = std::exp(-dist / 0.18);
+          }
+        };
+        // G = Σ g gᵀ over T gradients g = ℓ'·a (ℓ' = ±½ at x = 0); the last one is the step's g.
+        std::vector<double> G(sz(n * n), 0.0), g(sz(n));
+        for (int t = 0; t < 3 + static_cast<int>(seed); ++t) {
+          kernel_row(g);
+          const double dloss = uniform(gen) < 0.5 ? -0.5 : 0.5;
+          for (auto& e : g) e *= dloss;
+          for (index_t r = 0; r < n; ++r)
+            for (index_t c = 0; c < n; ++c) G[sz(r * n + c)] += g[sz(r)] * g[sz(c)];
+        }
+        std::vector<double> perp_proj(sz(n * n));
+        for (index_t r = 0; r < n; ++r)
+          for (index_t c = 0; c < n; ++c) {
+            double p = r == c ? 1.0 : 0.0;
+            for (index_t b = 0; b < k; ++b) p -= pi[sz(b * n + r)] * pi[sz(b * n + c)];
+            perp_proj[sz(r * n + c)] = p;
+          }
+        const std::vector<double> g_perp = congruence(perp_proj, G, n, n);
+        std::vector<double> block(sz(k * k), 0.0), d(sz(n)), D(sz(n * n), 0.0);
+        for (index_t a = 0; a < k; ++a)  // Π̃GΠ̃ᵀ
+          for (index_t b = 0; b < k; ++b)
+            for (index_t r = 0; r < n; ++r)
+              for (index_t c = 0; c < n; ++c)
+                block[sz(a * k + b)] += pi[sz(a * n + r)] * G[sz(r * n + c)] * pi[sz(b * n + c)];
+        const std::vector<double> khat = spectral(block, k, [&](double l) { return std::sqrt(l) + delta; });
+        for (index_t j = 0; j < n; ++j) {
+          d[sz(j)] = tau * (std::sqrt(std::max(g_perp[sz(j * n + j)], 0.0)) + delta);
+          D[sz(j * n + j)] = d[sz(j)];
+        }
+        std::vector<double> q = congruence(perp_proj, D, n, n);
+        const std::vector<double> range_part = congruence(pi, khat, k, n);
+        for (index_t e = 0; e < n * n; ++e) q[sz(e)] += range_part[sz(e)];
+        std::vector<double> x_t(sz(n), 0.0);
+        if (seed == 3)
+          for (auto& e : x_t) e = 0.05 * normal(gen);
+        const std::vector<double> qx = multiply(q, x_t, n);
+        std::vector<double> u(sz(n));
+        for (index_t j = 0; j < n; ++j) u[sz(j)] = eta * g[sz(j)] - qx[sz(j)];
+        double residual = 1.0;
+        bool signs_agree = false;
+        const std::vector<double> want = certified_lasso(q, u, mu, n, 20000, &residual, &signs_agree);
+        ASSERT_LE(residual, 1e-12) << "the reference is not the minimizer";
+        ASSERT_TRUE(signs_agree);
+        // The solver's K̂ + M, ‖K̂‖ = max eigenvalue + δ.
+        std::vector<double> dk(sz(k * k));
+        for (index_t a = 0; a < k; ++a)
+          for (index_t b = 0; b < k; ++b) {
+            double m = khat[sz(a * k + b)];
+            for (index_t j = 0; j < n; ++j) m += pi[sz(a * n + j)] * d[sz(j)] * pi[sz(b * n + j)];
+            dk[sz(a * k + b)] = m;
+          }
+        std::vector<double> eig(sz(k)), copy = khat;
+        ASSERT_EQ(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', static_cast<lapack_int>(k), copy.data(),
+                                static_cast<lapack_int>(k), eig.data()),
+                  0);
+        const auto local = [&](const std::vector<double>& v) {
+          return std::vector<double>(v.begin() + mine.begin, v.begin() + mine.begin + mine.size);
+        };
+        const std::vector<double> d_local = local(d), u_local = local(u);
+        const detail::CompositeLasso::Problem problem{dk, eig.back(), d_local, 0.0, u_local, mu};
+        detail::CompositeLasso solver(comm, srht, 1e-12, 100 + 4 * static_cast<int>(n));
+        std::vector<double> x = local(x_t), a(sz(k));
+        const auto done = solver.solve(problem, x, a);
+        rejected += done.face + done.proximal;
+        std::vector<double> got(sz(n), 0.0);
+        std::copy(x.begin(), x.end(), got.begin() + mine.begin);
+        comm.allreduce_sum(got);
+        EXPECT_LE(test::relative_max_diff(got, want), 1e-9);
+        ++cases;
+      }
+  EXPECT_EQ(cases, 18);
+  EXPECT_GT(rejected, 0) << "no Newton point was rejected: the instances are not the hard ones";
 }
 
 }  // namespace

@@ -58,6 +58,13 @@ void unpack_symmetric(std::span<const double> packed, index_t k, std::span<doubl
     for (std::size_t b = 0; b <= a; ++b, ++e) full[a * sz(k) + b] = full[b * sz(k) + a] = packed[e];
 }
 
+// The ℓ1 solver's step limit: lasso_max_iterations plus 4n, since its feature-sign steps add one
+// coordinate at a time (comp_lasso.hpp).
+int lasso_step_limit(int max_iterations, index_t n) {
+  const index_t limit = static_cast<index_t>(max_iterations) + 4 * n;
+  return static_cast<int>(std::min<index_t>(limit, std::numeric_limits<int>::max()));
+}
+
 }  // namespace
 
 CompAdaGrad::CompAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const CompAdaGradOptions& options)
@@ -84,7 +91,7 @@ CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partiti
   srht_ = std::make_unique<detail::Srht>(n_, k_, options.seed, ranges);
   if (options.lambda1 > 0.0)
     lasso_ = std::make_unique<detail::CompositeLasso>(this->comm(), *srht_, options.lasso_tolerance,
-                                                      options.lasso_max_iterations);
+                                                      lasso_step_limit(options.lasso_max_iterations, n_));
   if (k_ >= 1) eigen_.emplace(static_cast<int>(k_));
 
   const std::size_t L = sz(real_ + pad_), k = sz(k_), K = sz(classes_);

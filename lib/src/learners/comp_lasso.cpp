@@ -75,7 +75,7 @@ void CompositeLasso::gradient(Point& p) {
   }
   srht_.transpose(s1_, work_);
   srht_.transpose(p.a, work2_);
-  omega2_ = scale2_ = 0.0;
+  omega2_ = scale2_ = p.face_omega2 = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) {
     const double x = p.x[j], ex = e_[j] * x, dpa = q.d[j] * work2_[j];
     const double r = ex + work_[j] - dpa + q.u[j];  // (Qx + u)_j
@@ -84,9 +84,11 @@ void CompositeLasso::gradient(Point& p) {
     const double scale = std::abs(ex) + std::abs(work_[j]) + std::abs(dpa) + std::abs(q.u[j]) + q.mu;
     omega2_ += omega * omega;
     scale2_ += scale * scale;
+    if (x != 0.0) p.face_omega2 += omega * omega;
     const double z = ex - r;  // support prediction: |E_j x_j − r_j| > μ
     sign_[j] = z > q.mu ? 1.0 : z < -q.mu ? -1.0 : 0.0;
   }
+  p.scale2 = scale2_;
 }
 
 bool CompositeLasso::reduce_newton_data() {
@@ -145,6 +147,52 @@ void CompositeLasso::newton_point(Point& to) {
     to.x[j] = sign_[j] != 0.0 ? (beta_[j] - work_[j] - q.d[j] * work2_[j]) / e_[j] : 0.0;
 }
 
+bool CompositeLasso::face_step(const Point& from, Point& to) {
+  const Problem& q = *problem_;
+  const std::size_t L = sz(local_);
+  // Is `from` optimal on its face? And the largest violation |r_j| − μ among its zeros (first global
+  // index on ties), so every rank picks the same coordinate.
+  double violation = -1.0;
+  index_t chosen = srht_.dim();
+  for (std::size_t j = 0; j < L; ++j) {
+    if (from.x[j] != 0.0) continue;
+    const double v = std::abs(from.r[j]) - q.mu;
+    const index_t g = srht_.global(static_cast<index_t>(j));
+    if (v > violation || (v == violation && g < chosen)) {
+      violation = v;
+      chosen = g;
+    }
+  }
+  face_sums_ = {from.face_omega2, from.scale2};
+  comm_.allreduce_sum(face_sums_);
+  const bool face_optimal = face_sums_[0] <= tolerance_ * tolerance_ * face_sums_[1];
+  const double top = comm_.allreduce_max(violation);
+  const bool add = face_optimal && top > 0.0;
+  if (face_optimal && !add) return false;
+  if (add) chosen = comm_.allreduce_min(violation == top ? chosen : srht_.dim());
+  for (std::size_t j = 0; j < L; ++j) {
+    const double x = from.x[j];
+    sign_[j] = x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0;
+    if (add && x == 0.0 && srht_.global(static_cast<index_t>(j)) == chosen) sign_[j] = from.r[j] > 0.0 ? -1.0 : 1.0;
+  }
+  reduce_newton_data();
+  newton_point(to);  // z, the minimizer of g_s on the face
+  // The first t ∈ (0, 1] at which a coordinate of x + t(z − x) reaches zero.
+  double step = 1.0;
+  for (std::size_t j = 0; j < L; ++j) {
+    const double x = from.x[j], z = to.x[j];
+    if (sign_[j] * z >= 0.0) continue;
+    step = x == 0.0 ? 0.0 : std::min(step, x / (x - z));
+  }
+  step = comm_.allreduce_min(step);
+  if (!(step > 0.0)) return false;
+  for (std::size_t j = 0; j < L; ++j) {
+    const double y = from.x[j] + step * (to.x[j] - from.x[j]);
+    to.x[j] = sign_[j] * y > 0.0 ? y : 0.0;  // clipped where the step ends, 0 off J
+  }
+  return true;
+}
+
 void CompositeLasso::proximal_point(const Point& from, Point& to) {
   const Problem& q = *problem_;
   if (lipschitz_ == 0.0) {
@@ -171,15 +219,19 @@ CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::sp
       std::copy(current_.a.begin(), current_.a.end(), a.begin());
       return done;
     }
-    if (candidate && current_.f > kept_.f) {  // f went up: a proximal step from the kept point instead
-      proximal_point(kept_, current_);
+    if (done.newton + done.face + done.proximal >= max_iterations_) break;
+    if (candidate && !(current_.f < kept_.f)) {  // no decrease: a feature-sign step from the kept point
+      if (face_step(kept_, current_)) {
+        ++done.face;
+      } else {
+        proximal_point(kept_, current_);
+        ++done.proximal;
+      }
       evaluate(current_);
       gradient(current_);
       candidate = false;
-      ++done.proximal;
       continue;
     }
-    if (done.newton == max_iterations_) break;
     std::swap(current_, kept_);  // keep it (the Newton data just reduced belong to it)
     newton_point(current_);
     evaluate(current_);
@@ -187,8 +239,9 @@ CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::sp
     candidate = true;
     ++done.newton;
   }
-  throw NumericError("CompAdaGrad ℓ1 step: the LASSO did not reach its tolerance in " +
-                     std::to_string(max_iterations_) + " Newton iterations");
+  throw NumericError("CompAdaGrad ℓ1 step: the LASSO did not reach its tolerance in " + std::to_string(done.newton) +
+                     " Newton, " + std::to_string(done.face) + " feature-sign and " + std::to_string(done.proximal) +
+                     " proximal-gradient steps");
 }
 
 }  // namespace adasketch::detail

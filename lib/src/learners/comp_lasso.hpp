@@ -14,18 +14,30 @@
 // r = Qx + u, the predicted support J = {j : |E_j x_j − r_j| > μ} and signs s_j give the Newton point:
 // x_J = Q_JJ⁻¹β_J, β = −(u + μs), x = 0 off J, by Woodbury through the 2k × 2k system
 // C = S⁻¹ + V_JᵀE_J⁻¹V_J = [[N₀, N₁ − I], [N₁ − I, N₂ − K̂ − M]], N_p = Π̃ diag(1_J D^p/E) Π̃ᵀ (LU,
-// replicated). When J and s are those of the minimizer, this is the minimizer. Safeguard: a Newton
-// point is kept only if f does not increase; otherwise a proximal-gradient step x ← soft_{μ/L}(x − r/L)
-// with L = max(‖K̂‖, max D) + λ ≥ ‖Q‖ (Q is block diagonal on Im P ⊕ Im P⊥) is taken from the last
-// kept point, which decreases f. Newton points depend on (J, s) only, so only finitely many are kept
-// and the proximal steps make the iteration converge. It stops when the minimum-norm subgradient
-// ω_j = dist(0, ∂_j f(x)) satisfies ‖ω‖₂ ≤ tolerance·‖s‖₂, s_j the sum of the magnitudes of the terms
-// of r_j plus μ (the round-off level of ω is a few units of s_j).
+// replicated; C is nonsingular since Q_JJ and S are). When J and s are those of the minimizer, this is
+// the minimizer.
 //
-// Cost of an iteration: two Allreduces (3k(k+1)/2 + 2k + 2 numbers: the Newton data; 2k + 1 numbers:
-// f, Π̃x, Π̃Dx), O(L log L + k² log n) local work for L local coordinates and O(k³) replicated.
+// Globalization: a Newton point is kept only if f strictly decreases. Otherwise, from the last kept
+// point x, a feature-sign step (Lee, Battle, Raina, Ng 2007, "Efficient sparse coding algorithms",
+// §2): on the face J = supp(x), s = sign(x) — plus, when x is optimal on that face to the tolerance,
+// the zero coordinate with the largest violation |r_j| − μ > 0 and s_j = −sign(r_j) — the same Woodbury
+// solve gives the minimizer z of the smooth g_s(y) = ½yᵀQy + uᵀy + μsᵀy on {y_{J^c} = 0}; the step
+// goes from x towards z up to the first coordinate that reaches zero (clipped to zero there). f = g_s
+// on the closed orthant of s and g_s decreases along the segment, so f strictly decreases; a full
+// step ends at a face minimizer, a clipped one shrinks J. Face minimizers depend on (J, s) only, so
+// no face is visited twice and the method ends after finitely many steps for every strictly convex
+// instance, however ill-conditioned Q is. Should a step make no progress (round-off), a
+// proximal-gradient step x ← soft_{μ/L}(x − r/L) with L = max(‖K̂‖, max D) + λ ≥ ‖Q‖ (Q is block
+// diagonal on Im P ⊕ Im P⊥) is taken instead, which decreases f. The solve stops when the
+// minimum-norm subgradient ω_j = dist(0, ∂_j f(x)) satisfies ‖ω‖₂ ≤ tolerance·‖s‖₂, s_j the sum of the
+// magnitudes of the terms of r_j plus μ (the round-off level of ω is a few units of s_j).
+//
+// Cost of a Newton iteration: two Allreduces (3k(k+1)/2 + 2k + 2 numbers: the Newton data; 2k + 1
+// numbers: f, Π̃x, Π̃Dx), O(L log L + k² log n) local work for L local coordinates and O(k³)
+// replicated; a feature-sign step adds four small Allreduces and one of Newton data.
 // Started at the previous weights, whose support changes little between examples, it usually stops
 // after one or two Newton iterations. All decisions use reduced values, so every rank takes them alike.
+#include <array>
 #include <span>
 #include <vector>
 
@@ -49,16 +61,17 @@ class CompositeLasso {
   /// What a solve took.
   struct Iterations {
     int newton = 0;    ///< Newton points computed
-    int proximal = 0;  ///< of them rejected for a proximal-gradient step
+    int face = 0;      ///< feature-sign steps (after a rejected Newton point)
+    int proximal = 0;  ///< proximal-gradient steps (after a feature-sign step without progress)
   };
 
   /// Scratch for srht.local_size() coordinates and srht.rows() rows.
   CompositeLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations);
 
   /// Collective. x: the starting point in, the minimizer out (local coordinates); a: Π̃x of the
-  /// result. Throws NumericError (on every rank) after
-  /// max_iterations without reaching the tolerance, or on a non-finite objective; LapackError when
-  /// the Newton system is singular.
+  /// result. Throws NumericError (on every rank) when the tolerance is not reached within
+  /// max_iterations steps of all kinds (Newton, feature-sign, proximal), or on a non-finite objective;
+  /// LapackError when the Newton system is singular.
   Iterations solve(const Problem& problem, std::span<double> x, std::span<double> a);
 
  private:
@@ -66,6 +79,7 @@ class CompositeLasso {
     std::vector<double> x, r;  ///< local
     std::vector<double> a, b;  ///< Π̃x, Π̃Dx
     double f = 0.0;
+    double face_omega2 = 0.0, scale2 = 0.0;  ///< local: ω² on supp(x), and s² (set by gradient())
   };
   /// p.a, p.b, p.f from p.x (one Allreduce).
   void evaluate(Point& p);
@@ -76,6 +90,9 @@ class CompositeLasso {
   bool reduce_newton_data();
   /// to.x: the Newton point of the support predicted at the last gradient().
   void newton_point(Point& to);
+  /// to.x: the feature-sign step from `from` (gradient() called on it); false when it cannot
+  /// progress (no violated face, or a coordinate leaving its orthant at once).
+  bool face_step(const Point& from, Point& to);
   /// to.x = soft_{μ/L}(from.x − from.r/L).
   void proximal_point(const Point& from, Point& to);
 
@@ -89,6 +106,7 @@ class CompositeLasso {
   Point current_, kept_;
   std::vector<double> e_, sign_, beta_, work_, work2_;  ///< local
   std::vector<double> s1_, reduce_, newton_, system_, rhs_;
+  std::array<double, 2> face_sums_{};
   std::vector<int> pivots_;
   double omega2_ = 0.0, scale2_ = 0.0;  ///< local sums of the last gradient()
 };

@@ -31,8 +31,8 @@
 //        ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By                                               (eq. (14), (15) simplified)
 //      with a second Allreduce of Π̃BΠ̃ᵀ and Π̃By (k(k+1)/2 + k numbers; none when k = 0);
 //   3. ℓ1 step (λ₁ > 0): the LASSO min ½xᵀQx + uᵀx + ηλ₁‖x‖₁ of §4.2 (Q = A_t + ηλ₂I, u = ηg − A_tx_t)
-//      solved exactly by a primal-dual active-set Newton method with a proximal-gradient safeguard
-//      (lib/src/learners/comp_lasso.hpp) until the minimum-norm subgradient is below
+//      solved exactly by a primal-dual active-set Newton method with a feature-sign safeguard that
+//      makes it converge for every instance (lib/src/learners/comp_lasso.hpp) until the minimum-norm subgradient is below
 //      lasso_tolerance relative to the size of its terms: one Allreduce for Π̃τD_tΠ̃ᵀ, one at the
 //      starting point x_t, two per Newton iteration (usually one or two iterations).
 // Per step and rank: O(L log L + k² log n) for its L ≈ n/P coordinates plus O(k³) for the
@@ -93,7 +93,9 @@ struct CompAdaGradOptions {
   /// ℓ1 step: stop when ‖dist(0, ∂f(x))‖₂ ≤ lasso_tolerance·‖s‖₂ with s_j the sum of the magnitudes
   /// of the terms of ∂f/∂x_j (so round-off alone cannot prevent it), in (0, 1).
   double lasso_tolerance = 1e-12;
-  int lasso_max_iterations = 100;  ///< ℓ1 step: NumericError beyond this many Newton iterations
+  /// ℓ1 step: NumericError beyond lasso_max_iterations + 4n solver steps (Newton, feature-sign or
+  /// proximal; n = dK padded to a power of two, since a feature-sign step adds one coordinate).
+  int lasso_max_iterations = 100;
 };
 
 class CompAdaGrad final : public Learner {
