@@ -159,7 +159,7 @@ std::vector<double> coordinate_descent(const std::vector<double>& q, const std::
 std::vector<double> certified_lasso(const std::vector<double>& q, const std::vector<double>& u, double mu, index_t n,
                                     int sweeps, double* residual, bool* signs_agree) {
   std::vector<double> x(sz(n), 0.0);
-  for (int sweep = 0; sweep < sweeps; ++sweep)
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
     for (index_t j = 0; j < n; ++j) {
       double r = u[sz(j)];
       for (index_t i = 0; i < n; ++i)
@@ -167,6 +167,7 @@ std::vector<double> certified_lasso(const std::vector<double>& q, const std::vec
       const double qjj = q[sz(j * n + j)];
       x[sz(j)] = r < -mu ? (-r - mu) / qjj : r > mu ? (-r + mu) / qjj : 0.0;
     }
+  }
   std::vector<index_t> support;
   for (index_t j = 0; j < n; ++j)
     if (x[sz(j)] != 0.0) support.push_back(j);
@@ -177,10 +178,11 @@ std::vector<double> certified_lasso(const std::vector<double>& q, const std::vec
     rhs[sz(a)] = -(u[sz(support[sz(a)])] + mu * sign[sz(a)]);
     for (index_t b = 0; b < m; ++b) qjj[sz(a * m + b)] = q[sz(support[sz(a)] * n + support[sz(b)])];
   }
-  if (m > 0)
+  if (m > 0) {
     EXPECT_EQ(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', static_cast<lapack_int>(m), 1, qjj.data(), static_cast<lapack_int>(m),
                             rhs.data(), 1),
               0);
+  }
   std::fill(x.begin(), x.end(), 0.0);
   *signs_agree = true;
   for (index_t a = 0; a < m; ++a) {
