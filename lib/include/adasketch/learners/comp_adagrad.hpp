@@ -31,10 +31,11 @@
 //        ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By                                               (eq. (14), (15) simplified)
 //      with a second Allreduce of Π̃BΠ̃ᵀ and Π̃By (k(k+1)/2 + k numbers; none when k = 0);
 //   3. ℓ1 step (λ₁ > 0): the LASSO min ½xᵀQx + uᵀx + ηλ₁‖x‖₁ of §4.2 (Q = A_t + ηλ₂I, u = ηg − A_tx_t)
-//      solved exactly by a primal-dual active-set Newton method with a feature-sign safeguard that
-//      makes it converge for every instance (lib/src/learners/comp_lasso.hpp) until the minimum-norm subgradient is below
-//      lasso_tolerance relative to the size of its terms: one Allreduce for Π̃τD_tΠ̃ᵀ, one at the
-//      starting point x_t, two per Newton iteration (usually one or two iterations).
+//      solved exactly by a primal-dual active-set Newton method, globalized by feature-sign steps so
+//      that it converges on every instance however ill-conditioned (lib/src/learners/comp_lasso.hpp),
+//      until the minimum-norm subgradient is below lasso_tolerance relative to the size of its terms:
+//      one Allreduce for Π̃τD_tΠ̃ᵀ, one at the starting point x_t, two per Newton iteration (usually
+//      one or two iterations; a rejected Newton point adds a feature-sign step).
 // Per step and rank: O(L log L + k² log n) for its L ≈ n/P coordinates plus O(k³) for the
 // eigendecomposition of the k × k block. The complement gradient P⊥g is dense, so even a sparse
 // example changes D_t and x⊥ on every coordinate; the transforms of those dense vectors run on aligned
