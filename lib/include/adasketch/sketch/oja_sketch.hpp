@@ -44,7 +44,10 @@ class OjaSketch final : public Sketch {
   std::string name() const override { return "oja"; }
   void mix(std::span<const double> z, std::span<double> out) const override;
   void mix_transpose(std::span<const double> v, std::span<double> out) const override;
-  bool next_insert_restructures() const noexcept override { return rebase_pending_; }
+  /// Dense: always, since every insertion rewrites every row (V ← L⁻¹V'), and carrying lazy
+  /// coefficients through it (c ← Lᵀc, update_coefficients) cancels terms of size γ_t‖ĝ‖²‖c‖ when
+  /// L is ill-conditioned; the fold, O(ℓd/P), costs less than the step's O(ℓ²d/P). Sparse: a rebase.
+  bool next_insert_restructures() const noexcept override { return form() == SketchForm::dense || rebase_pending_; }
   /// Dense: V_new = L⁻¹(V_old + q aᵀ): V_new z = L⁻¹(V_old z + q aᵀz); V_oldᵀc = V_newᵀ(Lᵀc) − (qᵀc) a.
   /// Sparse: Z_new = Z_old + δaᵀ: Z_new z = Z_old z + δ aᵀz; Z_oldᵀc = Z_newᵀc − (δᵀc) a.
   void update_product(std::span<double> zz, double az) const override;
