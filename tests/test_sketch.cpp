@@ -256,17 +256,17 @@ TEST(RandomProjection, IsUnbiasedOverSeeds) {
   EXPECT_LT(test::relative_max_diff(mean, ata), 0.1);
 }
 
-// Oja's sketch against a dense implementation of SON eq. (4) with Householder QR (LAPACK dgeqrf)
-// as the orthonormalizing step, started from the same random V_0 (uniform entries in [−1, 1): word
-// i mod 4 of Philox draw (feature j, i/4)).
-TEST(OjaSketch, MatchesDenseEquation4) {
-  const auto comm = test::world();
-  const auto a = test::random_low_rank(40, 9, 3, 0.2, 12);
-  const index_t ell = 3, d = a.d;
-  const std::uint64_t seed = 17;
-  OjaSketch s(comm, d, OjaSketchOptions{ell, seed, {1.0}, 0});
-  test::feed_dense(s, a);
+namespace {
 
+// A dense implementation of SON eq. (4) with Householder QR (LAPACK dgeqrf) as the orthonormalizing
+// step, started from the same random V_0 (uniform entries in [−1, 1): word i mod 4 of Philox draw
+// (feature j, i/4)), Γ_t = I/t. Returns S_n = (nΛ_n)^{1/2} V_n and Λ_n.
+struct OjaReference {
+  DenseMatrix s;
+  std::vector<double> lambda;
+};
+OjaReference dense_oja_reference(const DenseMatrix& a, index_t ell, std::uint64_t seed) {
+  const index_t d = a.d;
   const Philox rng(seed);
   std::vector<double> v(static_cast<std::size_t>(ell * d));  // row-major ℓ×d
   for (index_t i = 0; i < ell; ++i)
@@ -280,10 +280,12 @@ TEST(OjaSketch, MatchesDenseEquation4) {
     std::vector<double> mt(static_cast<std::size_t>(d * ell)), tau(static_cast<std::size_t>(ell));
     for (index_t i = 0; i < ell; ++i)
       for (index_t j = 0; j < d; ++j) mt[j * ell + i] = m[i * d + j];
-    ASSERT_EQ(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), mt.data(), static_cast<int>(ell), tau.data()), 0);
+    if (LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), mt.data(), static_cast<int>(ell), tau.data()) != 0)
+      throw std::runtime_error("dgeqrf");
     std::vector<double> sign(static_cast<std::size_t>(ell));
     for (index_t i = 0; i < ell; ++i) sign[i] = mt[i * ell + i] < 0 ? -1.0 : 1.0;
-    ASSERT_EQ(LAPACKE_dorgqr(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), static_cast<int>(ell), mt.data(), static_cast<int>(ell), tau.data()), 0);
+    if (LAPACKE_dorgqr(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(ell), static_cast<int>(ell), mt.data(), static_cast<int>(ell), tau.data()) != 0)
+      throw std::runtime_error("dorgqr");
     for (index_t i = 0; i < ell; ++i)
       for (index_t j = 0; j < d; ++j) m[i * d + j] = sign[i] * mt[j * ell + i];
   };
@@ -303,8 +305,69 @@ TEST(OjaSketch, MatchesDenseEquation4) {
   DenseMatrix sref{ell, d, v};
   for (index_t i = 0; i < ell; ++i)
     for (index_t j = 0; j < d; ++j) sref(i, j) *= std::sqrt(static_cast<double>(a.n) * lambda[i]);
-  EXPECT_LT(test::relative_max_diff(btb(s), test::gram_of_columns(sref)), 1e-9);
-  for (index_t i = 0; i < ell; ++i) EXPECT_NEAR(s.eigenvalues()[i], lambda[i], 1e-9 * (1 + lambda[i]));
+  return {sref, lambda};
+}
+
+// max |V Vᵀ − I| for the gathered S = diag(sqrt(tΛ)) V.
+double orthonormality_error(const DenseMatrix& s) {
+  double err = 0.0;
+  for (index_t i = 0; i < s.n; ++i)
+    for (index_t k = 0; k < s.n; ++k) {
+      double dot = 0.0, ni = 0.0, nk = 0.0;
+      for (index_t j = 0; j < s.d; ++j) {
+        dot += s(i, j) * s(k, j);
+        ni += s(i, j) * s(i, j);
+        nk += s(k, j) * s(k, j);
+      }
+      err = std::max(err, std::abs(dot / std::sqrt(ni * nk) - (i == k ? 1.0 : 0.0)));
+    }
+  return err;
+}
+
+}  // namespace
+
+TEST(OjaSketch, MatchesDenseEquation4) {
+  const auto comm = test::world();
+  const auto a = test::random_low_rank(40, 9, 3, 0.2, 12);
+  const index_t ell = 3, d = a.d;
+  const std::uint64_t seed = 17;
+  OjaSketch s(comm, d, OjaSketchOptions{ell, seed, {1.0}, 0});
+  test::feed_dense(s, a);
+  const auto ref = dense_oja_reference(a, ell, seed);
+  EXPECT_LT(test::relative_max_diff(btb(s), test::gram_of_columns(ref.s)), 1e-9);
+  for (index_t i = 0; i < ell; ++i) EXPECT_NEAR(s.eigenvalues()[i], ref.lambda[i], 1e-9 * (1 + ref.lambda[i]));
+}
+
+// Rows with huge, widely varying norms (ill-conditioned columns, as SON's ĝ = sqrt(η_t + η_t/σ) g on
+// badly scaled data): γ_t‖ĝ‖² up to 1e8 makes the rows of V + Γ_t V ĝ ĝᵀ nearly parallel, where one
+// Cholesky QR of the updated Gram leaves V far from orthonormal. The dense form stays orthonormal
+// and equals the Householder-QR reference after each of the first steps and at the end.
+TEST(OjaSketch, StaysOrthonormalOnHugeRows) {
+  const auto comm = test::world();
+  const index_t d = 30, n = 200, ell = 5;
+  const std::uint64_t seed = 23;
+  DenseMatrix a{n, d, std::vector<double>(static_cast<std::size_t>(n * d))};
+  std::mt19937_64 gen(41);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> exponent(0.0, 4.0);
+  for (index_t t = 0; t < n; ++t) {
+    const double scale = std::pow(10.0, exponent(gen));  // ‖ĝ‖ from about 1 to 1e4·‖column scales‖
+    for (index_t j = 0; j < d; ++j)
+      a(t, j) = scale * normal(gen) * std::pow(10.0, -2.0 * static_cast<double>(j) / static_cast<double>(d - 1));
+  }
+  OjaSketch s(comm, d, OjaSketchOptions{ell, seed, {}, 0, SketchForm::dense});
+  index_t fed = 0;
+  for (const index_t upto : {1, 2, 3, 5, 8, 13, 40, 120, 200}) {
+    test::feed_dense(s, DenseMatrix{upto - fed, d, {a.a.begin() + fed * d, a.a.begin() + upto * d}});
+    fed = upto;
+    const auto ref = dense_oja_reference(DenseMatrix{upto, d, {a.a.begin(), a.a.begin() + upto * d}}, ell, seed);
+    const auto sk = test::gather_sketch(s);
+    EXPECT_LT(orthonormality_error(sk), 1e-12) << "t=" << upto;
+    // Forward errors of u·κ(V') with κ up to γ_1‖ĝ‖² ≈ 1e8, in the reference as in the sketch.
+    EXPECT_LT(test::relative_max_diff(test::gram_of_columns(sk), test::gram_of_columns(ref.s)), 1e-7) << "t=" << upto;
+    for (index_t i = 0; i < ell; ++i)
+      EXPECT_NEAR(s.eigenvalues()[i], ref.lambda[i], 1e-7 * ref.lambda[i]) << "t=" << upto << " i=" << i;
+  }
 }
 
 // The FD and RFD guarantees on real data: the first 10,000 rows of a9a (sparse, d = 123; the driver

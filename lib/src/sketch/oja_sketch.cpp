@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -38,6 +39,7 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   lambda_.assign(n, 0.0);
   basis_gram_.assign(n * n, 0.0);
   factor_.assign(n * n, 0.0);
+  accumulated_.assign(n * n, 0.0);
   q_.assign(n, 0.0);
   // V_0 (SON Alg. 3 SketchInit: "any m×d matrix with orthonormal rows"): entries uniform in
   // [−1, 1), four rows of global feature j per Philox draw (stream j, counter i/4), then
@@ -99,17 +101,34 @@ void OjaSketch::refresh_basis_gram() {
   comm().allreduce_sum(basis_gram_);
 }
 
-void OjaSketch::orthonormalize() {
+bool OjaSketch::orthonormalize() {
   const int n = static_cast<int>(rows());
+  const auto r = static_cast<std::size_t>(n);
+  bool shifted = false;
   factor_ = basis_gram_;
-  cholesky_lower(n, factor_);  // V Vᵀ = L Lᵀ
+  try {
+    cholesky_lower(n, factor_);  // V Vᵀ = L Lᵀ
+  } catch (const LapackError&) {
+    // κ(V)² beyond 1/u: shifted Cholesky QR (Fukaya et al. 2020, SIAM J. Sci. Comput. 42(1), eq. (4.1)),
+    // L Lᵀ = V Vᵀ + sI with s = 11(dℓ + ℓ(ℓ+1))·u·‖V‖², ‖V‖² ≤ trace(V Vᵀ); L⁻¹V then has
+    // κ ≲ u^{-1/2}. Every rank has the same Gram, so every rank takes this branch.
+    double trace = 0.0;
+    for (std::size_t i = 0; i < r; ++i) trace += basis_gram_[i * r + i];
+    const double ell = static_cast<double>(n), d = static_cast<double>(partition().dim());
+    const double s = 11.0 * (d * ell + ell * (ell + 1.0)) * (std::numeric_limits<double>::epsilon() / 2) * trace;
+    factor_ = basis_gram_;
+    for (std::size_t i = 0; i < r; ++i) factor_[i * r + i] += s;
+    cholesky_lower(n, factor_);
+    shifted = true;
+  }
   // V ← L⁻¹V  ⇔  V_fm ← V_fm L⁻ᵀ (feature-major).
   if (local_dim() > 0)
     cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, static_cast<int>(local_dim()), n,
                 1.0, factor_.data(), n, stored().data(), n);
-  // In exact arithmetic the new V has V Vᵀ = I.
+  // V Vᵀ = I to about u·κ(V)² (insert_dense repeats the pass when that is not round-off).
   std::fill(basis_gram_.begin(), basis_gram_.end(), 0.0);
-  for (int i = 0; i < n; ++i) basis_gram_[static_cast<std::size_t>(i) * n + i] = 1.0;
+  for (std::size_t i = 0; i < r; ++i) basis_gram_[i * r + i] = 1.0;
+  return shifted;
 }
 
 void OjaSketch::add_rank_one(const LocalRow& a, std::span<const double> v) {
@@ -159,7 +178,34 @@ void OjaSketch::insert_dense(const LocalRow& a, std::span<const double> ya, doub
     for (index_t i = 0; i < R; ++i)
       for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += ya[i] * q_[j] + q_[i] * ya[j] + aa * q_[i] * q_[j];
   }
-  orthonormalize();
+  // One Cholesky QR leaves V' = LQ with ‖QQᵀ − I‖ ≈ u·κ(V')² (Yamamoto et al. 2015, ETNA 44), and
+  // κ(V')² grows like γ_t²‖ĝ‖⁴: an ill-conditioned step is orthonormalized again from freshly
+  // computed Grams (CholeskyQR2, shifted CholeskyQR3 when Cholesky breaks down) until the last
+  // factor is well conditioned; factor_ is then the product of the factors.
+  bool shifted = orthonormalize();
+  if (!shifted && !ill_conditioned()) return;
+  std::copy(factor_.begin(), factor_.end(), accumulated_.begin());
+  const int n = static_cast<int>(R);
+  for (int pass = 0; pass < kMaxExtraPasses && (shifted || ill_conditioned()); ++pass) {
+    refresh_basis_gram();
+    shifted = orthonormalize();
+    // (L_1 ⋯ L_k) L_{k+1}, lower triangular: V_t = (L_1 ⋯ L_{k+1})⁻¹ V'.
+    cblas_dtrmm(CblasRowMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, factor_.data(), n,
+                accumulated_.data(), n);
+  }
+  std::copy(accumulated_.begin(), accumulated_.end(), factor_.begin());
+}
+
+bool OjaSketch::ill_conditioned() const {
+  // κ(V')² ≥ (max_i L_ii / min_i L_ii)² for the factor of the last pass; L_ii² is the squared
+  // distance of row i from the span of the rows before it, small when the rows are nearly parallel.
+  const auto n = static_cast<std::size_t>(rows());
+  double lo = factor_[0], hi = factor_[0];
+  for (std::size_t i = 1; i < n; ++i) {
+    lo = std::min(lo, factor_[i * n + i]);
+    hi = std::max(hi, factor_[i * n + i]);
+  }
+  return hi * hi > kOrthogonalityGrowth * lo * lo;
 }
 
 void OjaSketch::insert_sparse(const LocalRow& a, std::span<const double> za_in, double aa,

@@ -7,7 +7,9 @@
 //
 // Dense form: V is stored (feature-major), M = diag(sqrt(tΛ)); G is updated in closed form from
 // V ĝ and ‖ĝ‖² (no extra communication) and recomputed exactly every `gram_refresh` steps: the
-// re-orthonormalization rewrites every stored row, O(ℓ²d/P) per step.
+// re-orthonormalization rewrites every stored row, O(ℓ²d/P) per step. A step whose Cholesky factor
+// shows κ(V')² > 16 (large γ_t‖ĝ‖²) is orthonormalized again from freshly computed Grams
+// (CholeskyQR2; shifted CholeskyQR3 when Cholesky breaks down), one ℓ×ℓ Allreduce per extra pass.
 // Sparse form (SON §4, App. H, Alg. 5 and 13): V = F Z with F ∈ R^{ℓ×ℓ} lower triangular and
 // replicated, M = diag(sqrt(tΛ)) F; Z ← Z + δĝᵀ with δ = F⁻¹Γ_tF Z ĝ (Alg. 5 line 2; γ_t Z ĝ when
 // every γ_i is the same), a sparse rank-one update, K = ZZᵀ kept by the matching rank-two update, and F ← L⁻¹F with LLᵀ = F K Fᵀ (Gram–
@@ -42,7 +44,10 @@ class OjaSketch final : public Sketch {
   std::string name() const override { return "oja"; }
   void mix(std::span<const double> z, std::span<double> out) const override;
   void mix_transpose(std::span<const double> v, std::span<double> out) const override;
-  bool next_insert_restructures() const noexcept override { return rebase_pending_; }
+  /// Dense: always, since every insertion rewrites every row (V ← L⁻¹V'), and carrying lazy
+  /// coefficients through it (c ← Lᵀc, update_coefficients) cancels terms of size γ_t‖ĝ‖²‖c‖ when
+  /// L is ill-conditioned; the fold, O(ℓd/P), costs less than the step's O(ℓ²d/P). Sparse: a rebase.
+  bool next_insert_restructures() const noexcept override { return form() == SketchForm::dense || rebase_pending_; }
   /// Dense: V_new = L⁻¹(V_old + q aᵀ): V_new z = L⁻¹(V_old z + q aᵀz); V_oldᵀc = V_newᵀ(Lᵀc) − (qᵀc) a.
   /// Sparse: Z_new = Z_old + δaᵀ: Z_new z = Z_old z + δ aᵀz; Z_oldᵀc = Z_newᵀc − (δᵀc) a.
   void update_product(std::span<double> zz, double az) const override;
@@ -62,8 +67,11 @@ class OjaSketch final : public Sketch {
   /// gamma: the diagonal of Γ_t.
   void insert_dense(const LocalRow& a, std::span<const double> za, double aa, std::span<const double> gamma);
   void insert_sparse(const LocalRow& a, std::span<const double> za, double aa, std::span<const double> gamma);
-  /// Dense: V ← L⁻¹V with LLᵀ = basis_gram_ (local triangular solve).
-  void orthonormalize();
+  /// Dense: V ← L⁻¹V with LLᵀ = basis_gram_ (local triangular solve), or LLᵀ = basis_gram_ + sI
+  /// when Cholesky breaks down (returns true then).
+  bool orthonormalize();
+  /// Dense: the factor of the last pass shows κ(V')² > kOrthogonalityGrowth.
+  bool ill_conditioned() const;
   void refresh_basis_gram();
   /// Sparse: F ← L⁻¹F with LLᵀ = F K Fᵀ, and the growth check.
   void orthonormalize_factor();
@@ -80,6 +88,11 @@ class OjaSketch final : public Sketch {
   std::vector<double> step_gamma_;  // the diagonal of Γ_t of the current insertion
   std::vector<double> lambda_, basis_gram_, q_;
   std::vector<double> factor_;  // dense: L of the last orthonormalization (row-major lower triangular)
+  std::vector<double> accumulated_;  // dense: product of the factors of the passes of one step
+  /// Dense: a pass whose factor shows κ² above this (orthogonality lost beyond about 16u) is repeated
+  /// from a fresh Gram, at most kMaxExtraPasses times per step.
+  static constexpr double kOrthogonalityGrowth = 16.0;
+  static constexpr int kMaxExtraPasses = 4;
   // Sparse form: F (row-major, lower triangular), δ of the last insertion in q_, K in basis_gram_.
   std::vector<double> mixing_, scratch_, product_;
   std::vector<double> rebase_map_;  // F before the last rebase (Z_new = F Z_old)
