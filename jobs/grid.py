@@ -6,10 +6,11 @@ per point, then the point chosen on the training stream only.
 
 NAME is a train option without its dashes (eta, delta, alpha0, lambda1, tau, ell, ...); the values
 are separated by commas or spaces. Each point runs `adasketch train TRAIN OPTIONS --NAME V ...
---report DIR/<point>.json` (stdout and stderr in DIR/<point>.log); <point> is e.g. eta1e-2_delta1.
+--report DIR/<point>.json` (stdout and stderr in DIR/<point>.log); <point> is e.g. eta=1e-2_delta=1.
 A point whose report exists is not run again (so an interrupted grid continues where it stopped),
 nor is one that failed before (DIR/<point>.failed holds its error line; a diverged run, a NumericError,
-is such a failure), unless --redo. Under SLURM (SLURM_JOB_ID set) the runs use `srun -n RANKS`,
+is such a failure), unless --redo. A point refused with exit status 2 (bad options, e.g. an algorithm
+this build does not have) stops the grid and leaves nothing behind, so a later rerun runs it. Under SLURM (SLURM_JOB_ID set) the runs use `srun -n RANKS`,
 otherwise `mpirun --quiet -np RANKS --oversubscribe`, or for one rank the binary itself (an MPI
 singleton); ADASKETCH overrides the binary (default build/drivers/adasketch).
 
@@ -35,7 +36,7 @@ def split_values(text):
 
 
 def point_name(assignment):
-    return "_".join("%s%s" % (name, value) for name, value in assignment) or "default"
+    return "_".join("%s=%s" % (name, value) for name, value in assignment) or "default"
 
 
 def launcher(ranks):
@@ -122,8 +123,13 @@ def run_point(out, ranks, assignment, fixed, redo):
     if status != 0 or not os.path.exists(report):
         with open(os.path.join(out, name + ".log")) as log:
             lines = [line.strip() for line in log if line.strip()]
+        error = "exit status %d: %s" % (status, lines[-1] if lines else "(no output)")
+        if os.path.exists(report):  # the driver may have created it before failing
+            os.remove(report)
+        if status == 2:  # refused options (e.g. an algorithm this build lacks): nothing is recorded
+            return name, error
         with open(failed, "w") as f:
-            f.write("exit status %d: %s\n" % (status, lines[-1] if lines else "(no output)"))
+            f.write(error + "\n")
         return name, "failed"
     return name, "ran"
 
@@ -156,6 +162,9 @@ def main():
     for assignment in itertools.product(*axes):
         name, what = run_point(args.out, args.np, list(assignment), fixed, args.redo)
         names.append(name)
+        if what.startswith("exit status 2"):
+            print("grid not run: the binary refuses the options (%s)" % what)
+            return
         if what == "failed":
             with open(os.path.join(args.out, name + ".failed")) as f:
                 print("  %-40s failed: %s" % (name, f.read().strip()), flush=True)

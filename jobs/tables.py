@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Prints the markdown tables of docs/experiments.md from the JSON reports of the jobs/exp_*.sh scripts.
+
+    python3 jobs/tables.py TABLE [--results DIR]
+    python3 jobs/tables.py chosen GRID_DIR OPTION...
+
+TABLE is regression, ill, a9a, comp or cost (DIR defaults to results/exp_<TABLE>, as in the scripts).
+Every grid's point is chosen on the training stream only (jobs/grid.py: fewest online mistakes, ties
+by the lower cumulative loss; the lowest cumulative loss for regression); a grid with no finished
+point shows "not run". `chosen` prints the chosen point's OPTIONs as train arguments (--eta 1 ...).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grid  # noqa: E402  (jobs/grid.py)
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOT_RUN = "not run"
+
+
+def chosen(directory):
+    return grid.choose(grid.load_grid(directory))[1]
+
+
+def count(directory):
+    """'n points' of a grid, with its failed (diverged) points."""
+    done, failed = len(grid.load_grid(directory)), len(grid.failed_points(directory))
+    return "%d points" % done + (", %d diverged" % failed if failed else "")
+
+
+def num(v):
+    """A hyperparameter as the command line would give it."""
+    if v == 0:
+        return "0"
+    e = math.log2(abs(v))
+    if abs(e - round(e)) < 1e-12 and abs(e) > 3:
+        return "2^%d" % round(e)
+    return "%g" % v
+
+
+def params(report, keys):
+    return ", ".join("%s %s" % (label, num(report["options"][key])) for key, label in keys)
+
+
+def pct(x, digits=2):
+    return "%.*f" % (digits, 100.0 * x)
+
+
+def row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
+def header(cells):
+    return row(cells) + "\n" + row(["---"] * len(cells))
+
+
+# --- Synthetic regression (exp_regression.sh) ---------------------------------------------------
+
+def regression(results):
+    names = [("ADA-FULL", "ada-full"), ("ADA-DIAG", "ada-diag"), ("ADA-FD", "ada-fd"), ("ADA-GP", "ada-gp"),
+             ("ADA-DP", "ada-dp"), ("RP-SON", "rp-son"), ("FD-SON", "fd-son")]
+    lines = [header(["algorithm", "mirror descent: final regret", "chosen", "dual averaging: final regret",
+                     "chosen"])]
+    for label, algo in names:
+        cells = [label]
+        for form in ("", "-da"):
+            if algo.endswith("-son") and form:
+                cells += ["—", ""]
+                continue
+            r = chosen(os.path.join(results, algo + form))
+            if r is None:
+                cells += [NOT_RUN, ""]
+                continue
+            keys = [("eta", "η"), ("alpha0", "α")] if algo.endswith("-son") else [("eta", "η"), ("delta", "δ")]
+            cells += ["%.2f" % r["cumulative_loss"], params(r, keys)]
+        lines.append(row(cells))
+    return "\n".join(lines)
+
+
+# --- SON §5.1's ill-conditioned problem (exp_ill_conditioned.sh) ---------------------------------
+
+ILL_COLUMNS = [("Oja-SON m = 0", "oja-son-m0", [("alpha0", "α")]),
+               ("Oja-SON m = 5", "oja-son-m5", [("alpha0", "α")]),
+               ("Oja-SON m = 10", "oja-son-m10", [("alpha0", "α")]),
+               ("ADA-DIAG", "ada-diag", [("eta", "η"), ("delta", "δ")])]
+
+
+def ill(results):
+    kappas = sorted(int(e[5:]) for e in os.listdir(results) if e.startswith("kappa")) if os.path.isdir(results) else []
+    lines = [header(["κ"] + [label for label, _, _ in ILL_COLUMNS])]
+    for kappa in kappas:
+        cells = [str(kappa)]
+        for _, name, keys in ILL_COLUMNS:
+            r = chosen(os.path.join(results, "kappa%d" % kappa, name))
+            cells.append(NOT_RUN if r is None else "%s (%s)" % (pct(r["mistake_rate"]), params(r, keys)))
+        lines.append(row(cells))
+    return "\n".join(lines)
+
+
+# --- a9a (exp_a9a.sh) ---------------------------------------------------------------------------
+
+# RFD paper Table 2, a9a column (its 70/30 split, best α₀ chosen by the paper), for reference.
+A9A_PAPER = {"ada-diag": 83.4783, "full-on": 83.8264,
+             "fd-son-m5": 83.6524, "fd-son-m10": 83.6728, "fd-son-m20": 83.6831,
+             "rp-son-m5": 83.6626, "rp-son-m10": 83.7240, "rp-son-m20": 83.6626,
+             "oja-son-m5": 83.7650, "oja-son-m10": 83.7547, "oja-son-m20": 83.6217,
+             "rfd-son-m5": 83.6319, "rfd-son-m10": 83.6831, "rfd-son-m20": 83.9390}
+A9A_ROWS = ["ada-diag", "full-on"] + ["%s-m%d" % (a, m) for a in ("fd-son", "rp-son", "oja-son", "rfd-son")
+                                       for m in (5, 10, 20)]
+
+
+def a9a_label(name):
+    if "-m" not in name:
+        return {"ada-diag": "ADA-DIAG", "full-on": "FULL-ON"}[name]
+    algo, m = name.rsplit("-m", 1)
+    return "%s, m = %s" % ({"fd-son": "FD-SON", "rp-son": "RP-SON", "oja-son": "Oja-SON", "rfd-son": "RFD-SON"}[algo], m)
+
+
+def a9a_cell(directory, keys):
+    r = chosen(directory)
+    if r is None:
+        return NOT_RUN
+    return "%s (%s)" % (pct(r["test_accuracy"]), params(r, keys))
+
+
+def a9a(results):
+    splits = [("split70", "70/30 split"), ("a9a", "a9a → a9a.t")]
+    cols = ["algorithm"]
+    for _, title in splits:
+        cols += ["%s" % title, "%s, rescaled" % title]
+    cols.append("paper (70/30)")
+    lines = [header(cols)]
+    for name in A9A_ROWS:
+        keys = [("eta", "η"), ("delta", "δ")] if name == "ada-diag" else [("alpha0", "α₀")]
+        cells = [a9a_label(name)]
+        for split, _ in splits:
+            cells.append(a9a_cell(os.path.join(results, split, name), keys))
+            rescaled = os.path.join(results, split, name + "-rescaled")
+            cells.append("—" if name in ("ada-diag", "full-on") else a9a_cell(rescaled, keys))
+        cells.append("%.2f" % A9A_PAPER[name])
+        lines.append(row(cells))
+    return "\n".join(lines)
+
+
+# --- CompAdaGrad on USPS 4 vs 9 kernel features (exp_comp_adagrad.sh) ----------------------------
+
+COMP_ROWS = [("ADA-DIAG", "ada-diag"), ("CompAdaGrad, k = 25", "comp-adagrad-k25"),
+             ("CompAdaGrad, k = 64", "comp-adagrad-k64"), ("CompAdaGrad, k = 256", "comp-adagrad-k256"),
+             ("ADA-FULL", "ada-full")]
+COMP_KEYS = [("eta", "η"), ("delta", "δ"), ("tau", "τ"), ("lambda2", "λ₂")]
+
+
+def comp(results):
+    lines = [header(["learner", "chosen", "grid", "online mistakes", "test error %", "test accuracy %"])]
+    for label, name in COMP_ROWS:
+        directory = os.path.join(results, name)
+        r = chosen(directory)
+        if r is None:
+            lines.append(row([label, NOT_RUN, "", "", "", ""]))
+            continue
+        keys = [k for k in COMP_KEYS if name.startswith("comp") or k[0] in ("eta", "delta", "lambda2")]
+        if name == "ada-full":
+            keys = COMP_KEYS[:2]
+        lines.append(row([label, params(r, keys), count(directory), "%d (%s%%)" % (r["online_mistakes"], pct(r["mistake_rate"])),
+                          pct(1.0 - r["test_accuracy"]), pct(r["test_accuracy"])]))
+    lines.append("")
+    lines.append(header(["ℓ1 variant", "λ₁", "nonzero weights (of d)", "online mistakes", "test accuracy %"]))
+    for label, name in COMP_ROWS:
+        directory = os.path.join(results, "l1-" + name)
+        points = grid.load_grid(directory)
+        for _, r in sorted(points.items(), key=lambda item: item[1]["options"]["lambda1"]):
+            lines.append(row([label, num(r["options"]["lambda1"]), "%d (of %d)" % (r["nonzero_weights"], r["weights"]),
+                              "%d" % r["online_mistakes"], pct(r["test_accuracy"])]))
+    return "\n".join(lines)
+
+
+# --- Cost per example (exp_cost.sh) --------------------------------------------------------------
+
+def cost(results):
+    rows = {}  # (d) -> {(algo, ranks): seconds}
+    algos = []
+    for entry in sorted(os.listdir(results)) if os.path.isdir(results) else []:
+        if not entry.endswith(".json"):
+            continue
+        with open(os.path.join(results, entry)) as f:
+            report = json.load(f)
+        for learner in report["learners"]:
+            key = (learner["algorithm"], report["ranks"])
+            rows.setdefault(report["d"], {})[key] = learner["seconds_per_example"]
+            if key not in algos:
+                algos.append(key)
+    order = ["ada-full", "full-on", "ada-fd", "rfd-son"]
+    algos.sort(key=lambda k: (order.index(k[0]) if k[0] in order else len(order), k[0], k[1]))
+    lines = [header(["d"] + ["%s, %d rank%s" % (a, p, "s" if p > 1 else "") for a, p in algos])]
+    for d in sorted(rows):
+        lines.append(row([str(d)] + [("%.3g" % rows[d][k]) if k in rows[d] else "—" for k in algos]))
+    return "\n".join(lines)
+
+
+TABLES = {"regression": regression, "ill": ill, "a9a": a9a, "comp": comp, "cost": cost}
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "chosen":
+        if len(sys.argv) < 4:
+            sys.exit("usage: tables.py chosen GRID_DIR OPTION...")
+        r = chosen(sys.argv[2])
+        if r is None:
+            sys.exit("tables.py: no finished point in %s" % sys.argv[2])
+        print(" ".join("--%s %r" % (key, r["options"][key]) for key in sys.argv[3:]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("table", choices=sorted(TABLES))
+    parser.add_argument("--results")
+    args = parser.parse_args()
+    print(TABLES[args.table](args.results or os.path.join(HERE, "results", "exp_" + args.table)))
+
+
+if __name__ == "__main__":
+    main()
