@@ -14,7 +14,7 @@
 # ada-full-da ada-diag-da ada-fd-da ada-gp-da ada-dp-da. Grids (jobs/grid.py, one JSON report per
 # point under OUT/ALGO; a rerun keeps the points already done):
 #   AdaGrad family     η, δ ∈ {1e-4, 1e-3, …, 100} (the papers' grid, 49 points)
-#   ada-full(-da)      η ∈ FULL_ETAS (1e-3 1e-2 1e-1), δ ∈ FULL_DELTAS (1 10): coarser, see below
+#   ada-full(-da)      η ∈ FULL_ETAS (1e-3 1e-2 1e-1), δ ∈ FULL_DELTAS (0.1 1): 6 points, for its cost
 #   rp-son, fd-son     η ∈ {1e-4, …, 100} (scale of η_t = η/√t, SON §2's choice for σ = 0),
 #                      α ∈ {1e-4, …, 100} (the role of δ); σ = 0 (the absolute loss is not
 #                      exp-concave); no projection (C = 1e300: the regression labels are unbounded)
@@ -35,7 +35,7 @@ ell="${ELL:-10}"
 seed="${SEED:-1}"
 grid10="1e-4 1e-3 1e-2 1e-1 1 10 100"
 etas="${ETAS:-$grid10}" deltas="${DELTAS:-$grid10}" alphas="${ALPHAS:-$grid10}"
-full_etas="${FULL_ETAS:-1e-3 1e-2 1e-1}" full_deltas="${FULL_DELTAS:-1 10}"
+full_etas="${FULL_ETAS:-1e-3 1e-2 1e-1}" full_deltas="${FULL_DELTAS:-1e-1 1}"
 algos=("$@")
 [ ${#algos[@]} -gt 0 ] || algos=(ada-full ada-diag ada-fd ada-gp ada-dp rp-son fd-son
                                  ada-full-da ada-diag-da ada-fd-da ada-gp-da ada-dp-da)

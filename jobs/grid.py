@@ -7,7 +7,7 @@ per point, then the point chosen on the training stream only.
 NAME is a train option without its dashes (eta, delta, alpha0, lambda1, tau, ell, ...); the values
 are separated by commas or spaces. Each point runs `adasketch train TRAIN OPTIONS --NAME V ...
 --report DIR/<point>.json` (stdout and stderr in DIR/<point>.log); <point> is e.g. eta=1e-2_delta=1.
-A point whose report exists is not run again (so an interrupted grid continues where it stopped),
+A point whose report is complete is not run again (so an interrupted grid continues where it stopped),
 nor is one that failed before (DIR/<point>.failed holds its error line; a diverged run, a NumericError,
 is such a failure), unless --redo. A point refused with exit status 2 (bad options, e.g. an algorithm
 this build does not have) stops the grid and leaves nothing behind, so a later rerun runs it. Under SLURM (SLURM_JOB_ID set) the runs use `srun -n RANKS`,
@@ -52,21 +52,23 @@ def binary():
 
 
 def load_point(out, name):
-    """The report of point `name` in out (a dict), or None if it failed or was not run."""
-    path = os.path.join(out, name + ".json")
-    if not os.path.exists(path):
+    """The report of point `name` in out (a dict), or None if it failed, was not run or is running
+    (the driver creates its report when it starts and writes it at the end)."""
+    try:
+        with open(os.path.join(out, name + ".json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
         return None
-    with open(path) as f:
-        return json.load(f)
 
 
 def load_grid(out):
-    """Every finished point of the grid in out: {name: report}; failed points are left out."""
+    """Every finished point of the grid in out: {name: report}; failed and running points are left out."""
     points = {}
     if os.path.isdir(out):
         for entry in sorted(os.listdir(out)):
-            if entry.endswith(".json"):
-                points[entry[:-5]] = load_point(out, entry[:-5])
+            report = load_point(out, entry[:-5]) if entry.endswith(".json") else None
+            if report is not None:
+                points[entry[:-5]] = report
     return points
 
 
@@ -109,7 +111,7 @@ def run_point(out, ranks, assignment, fixed, redo):
     name = point_name(assignment)
     report = os.path.join(out, name + ".json")
     failed = os.path.join(out, name + ".failed")
-    if not redo and (os.path.exists(report) or os.path.exists(failed)):
+    if not redo and (load_point(out, name) is not None or os.path.exists(failed)):
         return name, "kept"
     for stale in (report, failed):
         if os.path.exists(stale):

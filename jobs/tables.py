@@ -2,12 +2,12 @@
 """Prints the markdown tables of docs/experiments.md from the JSON reports of the jobs/exp_*.sh scripts.
 
     python3 jobs/tables.py TABLE [--results DIR]
-    python3 jobs/tables.py chosen GRID_DIR OPTION...
 
-TABLE is regression, ill, a9a, comp or cost (DIR defaults to results/exp_<TABLE>, as in the scripts).
+TABLE is regression, ill, a9a, comp or cost (DIR defaults to the directory its jobs/exp_*.sh script
+writes, e.g. results/exp_ill_conditioned).
 Every grid's point is chosen on the training stream only (jobs/grid.py: fewest online mistakes, ties
 by the lower cumulative loss; the lowest cumulative loss for regression); a grid with no finished
-point shows "not run". `chosen` prints the chosen point's OPTIONs as train arguments (--eta 1 ...).
+point shows "not run".
 """
 import argparse
 import json
@@ -109,6 +109,12 @@ A9A_PAPER = {"ada-diag": 83.4783, "full-on": 83.8264,
              "rp-son-m5": 83.6626, "rp-son-m10": 83.7240, "rp-son-m20": 83.6626,
              "oja-son-m5": 83.7650, "oja-son-m10": 83.7547, "oja-son-m20": 83.6217,
              "rfd-son-m5": 83.6319, "rfd-son-m10": 83.6831, "rfd-son-m20": 83.9390}
+# RFD paper Table 3, a9a column: training seconds at the best α₀ (Matlab, i7-3770), for reference.
+A9A_PAPER_SECONDS = {"ada-diag": 40.66, "full-on": 44.62,
+                     "fd-son-m5": 40.16, "fd-son-m10": 41.55, "fd-son-m20": 49.06,
+                     "rp-son-m5": 17.01, "rp-son-m10": 18.04, "rp-son-m20": 21.33,
+                     "oja-son-m5": 17.75, "oja-son-m10": 17.43, "oja-son-m20": 20.38,
+                     "rfd-son-m5": 35.42, "rfd-son-m10": 40.14, "rfd-son-m20": 43.33}
 A9A_ROWS = ["ada-diag", "full-on"] + ["%s-m%d" % (a, m) for a in ("fd-son", "rp-son", "oja-son", "rfd-son")
                                        for m in (5, 10, 20)]
 
@@ -143,38 +149,59 @@ def a9a(results):
             cells.append("—" if name in ("ada-diag", "full-on") else a9a_cell(rescaled, keys))
         cells.append("%.2f" % A9A_PAPER[name])
         lines.append(row(cells))
+    # Table 3's counterpart: the training seconds of the chosen runs (one pass, reading included).
+    lines.append("")
+    lines.append(header(["algorithm", "70/30: s (µs/example)", "70/30 rescaled: s (µs/example)", "paper Table 3: s"]))
+    for name in A9A_ROWS:
+        cells = [a9a_label(name)]
+        for suffix in ("", "-rescaled"):
+            r = None if (suffix and name in ("ada-diag", "full-on")) else chosen(os.path.join(results, "split70", name + suffix))
+            cells.append("—" if r is None else "%.3f (%.2f)" % (r["seconds"], 1e6 * r["seconds_per_example"]))
+        cells.append("%.2f" % A9A_PAPER_SECONDS[name])
+        lines.append(row(cells))
     return "\n".join(lines)
 
 
 # --- CompAdaGrad on USPS 4 vs 9 kernel features (exp_comp_adagrad.sh) ----------------------------
 
-COMP_ROWS = [("ADA-DIAG", "ada-diag"), ("CompAdaGrad, k = 25", "comp-adagrad-k25"),
-             ("CompAdaGrad, k = 64", "comp-adagrad-k64"), ("CompAdaGrad, k = 256", "comp-adagrad-k256"),
-             ("ADA-FULL", "ada-full")]
-COMP_KEYS = [("eta", "η"), ("delta", "δ"), ("tau", "τ"), ("lambda2", "λ₂")]
+ETA_DELTA = [("eta", "η"), ("delta", "δ")]
+COMP_KEYS = ETA_DELTA + [("tau", "τ"), ("lambda2", "λ₂")]
+COMP_ROWS = [("ADA-DIAG", "ada-diag", ETA_DELTA + [("lambda2", "λ₂")]),
+             ("CompAdaGrad, k = 25", "comp-adagrad-k25", COMP_KEYS),
+             ("CompAdaGrad, k = 64", "comp-adagrad-k64", COMP_KEYS),
+             ("CompAdaGrad, k = 256", "comp-adagrad-k256", COMP_KEYS),
+             ("ADA-FULL", "ada-full", ETA_DELTA)]
 
 
 def comp(results):
     lines = [header(["learner", "chosen", "grid", "online mistakes", "test error %", "test accuracy %"])]
-    for label, name in COMP_ROWS:
+    for label, name, keys in COMP_ROWS:
         directory = os.path.join(results, name)
         r = chosen(directory)
         if r is None:
             lines.append(row([label, NOT_RUN, "", "", "", ""]))
             continue
-        keys = [k for k in COMP_KEYS if name.startswith("comp") or k[0] in ("eta", "delta", "lambda2")]
-        if name == "ada-full":
-            keys = COMP_KEYS[:2]
-        lines.append(row([label, params(r, keys), count(directory), "%d (%s%%)" % (r["online_mistakes"], pct(r["mistake_rate"])),
+        lines.append(row([label, params(r, keys), count(directory),
+                          "%d (%s%%)" % (r["online_mistakes"], pct(r["mistake_rate"])),
                           pct(1.0 - r["test_accuracy"]), pct(r["test_accuracy"])]))
     lines.append("")
-    lines.append(header(["ℓ1 variant", "λ₁", "nonzero weights (of d)", "online mistakes", "test accuracy %"]))
-    for label, name in COMP_ROWS:
+    lines.append(header(["ℓ1 variant", "λ₁", "chosen", "nonzero weights", "online mistakes", "test accuracy %",
+                         "failed points"]))
+    for label, name, keys in COMP_ROWS:
         directory = os.path.join(results, "l1-" + name)
-        points = grid.load_grid(directory)
-        for _, r in sorted(points.items(), key=lambda item: item[1]["options"]["lambda1"]):
-            lines.append(row([label, num(r["options"]["lambda1"]), "%d (of %d)" % (r["nonzero_weights"], r["weights"]),
-                              "%d" % r["online_mistakes"], pct(r["test_accuracy"])]))
+        groups = {}  # λ₁ (as written in the point names) -> {name: report}
+        for point, r in grid.load_grid(directory).items():
+            groups.setdefault(point.split("_")[0], {})[point] = r
+        failed = grid.failed_points(directory)
+        for prefix in sorted(set(groups) | {f.split("_")[0] for f in failed}, key=lambda p: float(p.split("=")[1])):
+            misses = sum(1 for f in failed if f.split("_")[0] == prefix)
+            _, r = grid.choose(groups.get(prefix, {}))
+            if r is None:
+                lines.append(row([label, prefix.split("=")[1], "every point failed", "", "", "", str(misses)]))
+                continue
+            lines.append(row([label, prefix.split("=")[1], params(r, [k for k in keys if k[0] != "lambda2"]),
+                              "%d of %d" % (r["nonzero_weights"], r["weights"]), "%d" % r["online_mistakes"],
+                              pct(r["test_accuracy"]), "%d of %d" % (misses, misses + len(groups.get(prefix, {})))]))
     return "\n".join(lines)
 
 
@@ -201,23 +228,18 @@ def cost(results):
     return "\n".join(lines)
 
 
-TABLES = {"regression": regression, "ill": ill, "a9a": a9a, "comp": comp, "cost": cost}
+# name: (function, the results directory of its script)
+TABLES = {"regression": (regression, "exp_regression"), "ill": (ill, "exp_ill_conditioned"),
+          "a9a": (a9a, "exp_a9a"), "comp": (comp, "exp_comp_adagrad"), "cost": (cost, "exp_cost")}
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "chosen":
-        if len(sys.argv) < 4:
-            sys.exit("usage: tables.py chosen GRID_DIR OPTION...")
-        r = chosen(sys.argv[2])
-        if r is None:
-            sys.exit("tables.py: no finished point in %s" % sys.argv[2])
-        print(" ".join("--%s %r" % (key, r["options"][key]) for key in sys.argv[3:]))
-        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("table", choices=sorted(TABLES))
     parser.add_argument("--results")
     args = parser.parse_args()
-    print(TABLES[args.table](args.results or os.path.join(HERE, "results", "exp_" + args.table)))
+    function, directory = TABLES[args.table]
+    print(function(args.results or os.path.join(HERE, "results", directory)))
 
 
 if __name__ == "__main__":
