@@ -17,20 +17,21 @@
 #                                                 comp-adagrad-k64 comp-adagrad-k256 ada-full)
 #
 # Grids (jobs/grid.py; OUT/LABEL and OUT/l1-LABEL, one JSON report per point, a rerun keeps them):
-#   comp-adagrad k = 25, 64   η ∈ {1e-2, 1e-1, 1, 10}, δ ∈ {1e-3, 1e-1, 10}, τ ∈ {1, 10, 100, 1000},
-#                             λ₂ ∈ {0, 1e-5, 1e-4, 1e-3}: 192 points, about 1 s each
+#   comp-adagrad k = 25, 64   η ∈ {1e-2, 1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1, 10}, τ ∈ {1, 10, 100,
+#                             1000, 1e4}, λ₂ ∈ {0, 1e-5, 1e-4, 1e-3, 1e-2}: 375 points, about 1 s each
 #   comp-adagrad k = 256      coarser (an eigendecomposition of the 256 × 256 block per example,
-#                             about 17 s a run): η ∈ {1e-1, 1, 10}, δ ∈ {1e-3, 1e-1}, τ ∈ {10, 100,
-#                             1000}, λ₂ ∈ {0, 1e-4}: 36 points, about 11 min
-#   ada-diag                  η ∈ {1e-3, …, 10}, δ ∈ {1e-3, 1e-1, 10}, λ₂ as above: 60 points
+#                             about 17 s a run): η ∈ {1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1}, τ ∈ {10,
+#                             100, 1000, 1e4}, λ₂ ∈ {0, 1e-4}: 64 points, about 18 min
+#   ada-diag                  η ∈ {1e-3, …, 10}, δ ∈ {1e-3, 1e-1, 10}, λ₂ as above: 75 points
 #   ada-full                  η ∈ {1e-2, …, 10}, δ ∈ {1e-3, 1e-1, 10} (no φ: ADA-FULL takes φ = 0),
 #                             12 points of about 30 s; it needs the exact learners (until they are
 #                             built its row shows "not run"; rerunning the same command fills it)
-#   ℓ1 variant               λ₁ ∈ LAMBDA1S (1e-4 1e-3 1e-2 3e-2 1e-1 3e-1) × η ∈ {1e-1, 1} × δ ∈ {1e-3,
-#                             1e-1, 1} (× τ ∈ {1, 10, 100}), λ₂ = 0, for ada-diag and k = 25, 64
+#   ℓ1 variant               λ₁ ∈ LAMBDA1S (1e-4 1e-3 3e-3 1e-2 1.5e-2 2e-2 3e-2 0.1) × η ∈ {0.1, 1,
+#                             10} × δ ∈ {0.1, 1, 10} (× τ ∈ {1, 10, 100}), λ₂ = 0, for ada-diag and
+#                             k = 25, 64
 #                             (OUT/l1-LABEL; k = 256 is left out for its cost). Points where
 #                             CompAdaGrad's LASSO step fails to converge count as failed.
-# Cost at 1 rank: about 40 min in all.
+# Cost at 1 rank: about 1 h 15 min in all.
 #
 # Environment: OUT (default results/exp_comp_adagrad), NP (default 1), LAMBDA1S, ADASKETCH (binary).
 set -euo pipefail
@@ -38,7 +39,7 @@ here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 source "$here/jobs/mpi_env.sh"
 out="${OUT:-$here/results/exp_comp_adagrad}"
 np="${NP:-${SLURM_NTASKS:-1}}"
-lambda1s="${LAMBDA1S:-1e-4 1e-3 1e-2 3e-2 1e-1 3e-1}"
+lambda1s="${LAMBDA1S:-1e-4 1e-3 3e-3 1e-2 1.5e-2 2e-2 3e-2 0.1}"
 labels=("$@")
 [ ${#labels[@]} -gt 0 ] || labels=(ada-diag comp-adagrad-k25 comp-adagrad-k64 comp-adagrad-k256 ada-full)
 py=/usr/bin/python3
@@ -51,17 +52,17 @@ for label in "${labels[@]}"; do
   l1=()
   case $label in
     comp-adagrad-k256)
-      vary=(--vary "eta=1e-1 1 10" --vary "delta=1e-3 1e-1" --vary "tau=10 100 1000" --vary "lambda2=0 1e-4")
+      vary=(--vary "eta=1e-1 1 10 100" --vary "delta=1e-3 1e-1" --vary "tau=10 100 1000 1e4" --vary "lambda2=0 1e-4")
       fixed=(--algo comp-adagrad --ell 256) ;;
     comp-adagrad-k*)
-      vary=(--vary "eta=1e-2 1e-1 1 10" --vary "delta=1e-3 1e-1 10" --vary "tau=1 10 100 1000"
-            --vary "lambda2=0 1e-5 1e-4 1e-3")
+      vary=(--vary "eta=1e-2 1e-1 1 10 100" --vary "delta=1e-3 1e-1 10" --vary "tau=1 10 100 1000 1e4"
+            --vary "lambda2=0 1e-5 1e-4 1e-3 1e-2")
       fixed=(--algo comp-adagrad --ell "${label#comp-adagrad-k}")
-      l1=(--vary "lambda1=$lambda1s" --vary "eta=1e-1 1" --vary "delta=1e-3 1e-1 1" --vary "tau=1 10 100") ;;
+      l1=(--vary "lambda1=$lambda1s" --vary "eta=1e-1 1 10" --vary "delta=1e-1 1 10" --vary "tau=1 10 100") ;;
     ada-diag)
-      vary=(--vary "eta=1e-3 1e-2 1e-1 1 10" --vary "delta=1e-3 1e-1 10" --vary "lambda2=0 1e-5 1e-4 1e-3")
+      vary=(--vary "eta=1e-3 1e-2 1e-1 1 10" --vary "delta=1e-3 1e-1 10" --vary "lambda2=0 1e-5 1e-4 1e-3 1e-2")
       fixed=(--algo ada-diag)
-      l1=(--vary "lambda1=$lambda1s" --vary "eta=1e-1 1" --vary "delta=1e-3 1e-1 1") ;;
+      l1=(--vary "lambda1=$lambda1s" --vary "eta=1e-1 1 10" --vary "delta=1e-1 1 10") ;;
     ada-full)
       vary=(--vary "eta=1e-2 1e-1 1 10" --vary "delta=1e-3 1e-1 10")
       fixed=(--algo ada-full) ;;

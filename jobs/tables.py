@@ -207,24 +207,27 @@ def comp(results):
 
 # --- Cost per example (exp_cost.sh) --------------------------------------------------------------
 
+def seconds(x):
+    if x < 1e-3:
+        return "%.3g µs" % (1e6 * x)
+    return "%.3g ms" % (1e3 * x) if x < 1 else "%.3g s" % x
+
+
 def cost(results):
-    rows = {}  # (d) -> {(algo, ranks): seconds}
-    algos = []
+    times = {}  # (d, algorithm, ranks) -> seconds per example
+    ranks = set()
     for entry in sorted(os.listdir(results)) if os.path.isdir(results) else []:
-        if not entry.endswith(".json"):
-            continue
-        with open(os.path.join(results, entry)) as f:
-            report = json.load(f)
-        for learner in report["learners"]:
-            key = (learner["algorithm"], report["ranks"])
-            rows.setdefault(report["d"], {})[key] = learner["seconds_per_example"]
-            if key not in algos:
-                algos.append(key)
-    order = ["ada-full", "full-on", "ada-fd", "rfd-son"]
-    algos.sort(key=lambda k: (order.index(k[0]) if k[0] in order else len(order), k[0], k[1]))
-    lines = [header(["d"] + ["%s, %d rank%s" % (a, p, "s" if p > 1 else "") for a, p in algos])]
-    for d in sorted(rows):
-        lines.append(row([str(d)] + [("%.3g" % rows[d][k]) if k in rows[d] else "—" for k in algos]))
+        if entry.endswith(".json"):
+            with open(os.path.join(results, entry)) as f:
+                report = json.load(f)
+            ranks.add(report["ranks"])
+            for learner in report["learners"]:
+                times[(report["d"], learner["algorithm"], report["ranks"])] = learner["seconds_per_example"]
+    columns = [(a, p) for a in ("ada-full", "full-on", "ada-fd", "rfd-son") for p in sorted(ranks)]
+    lines = [header(["d"] + ["%s, %d rank%s" % (a, p, "s" if p > 1 else "") for a, p in columns])]
+    for d in sorted({key[0] for key in times}):
+        lines.append(row([str(d)] + [seconds(times[(d, a, p)]) if (d, a, p) in times else NOT_RUN
+                                     for a, p in columns]))
     return "\n".join(lines)
 
 
