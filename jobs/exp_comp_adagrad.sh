@@ -17,11 +17,11 @@
 #                                                 comp-adagrad-k64 comp-adagrad-k256 ada-full)
 #
 # Grids (jobs/grid.py; OUT/LABEL and OUT/l1-LABEL, one JSON report per point, a rerun keeps them):
-#   comp-adagrad k = 25, 64   η ∈ {1e-2, 1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1, 10}, τ ∈ {1, 10, 100,
-#                             1000, 1e4}, λ₂ ∈ {0, 1e-5, 1e-4, 1e-3, 1e-2}: 375 points, about 1 s each
+#   comp-adagrad k = 25, 64   η ∈ {1e-2, 1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1, 10}, τ ∈ {1, 10, …, 1e6},
+#                             λ₂ ∈ {0, 1e-5, 1e-4, 1e-3, 1e-2}: 525 points, about 1 s each
 #   comp-adagrad k = 256      coarser (an eigendecomposition of the 256 × 256 block per example,
 #                             about 17 s a run): η ∈ {1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1}, τ ∈ {10,
-#                             100, 1000, 1e4}, λ₂ ∈ {0, 1e-4}: 64 points, about 18 min
+#                             100, …, 1e5}, λ₂ ∈ {0, 1e-4}: 80 points, about 23 min
 #   ada-diag                  η ∈ {1e-3, …, 10}, δ ∈ {1e-3, 1e-1, 10}, λ₂ as above: 75 points
 #   ada-full                  η ∈ {1e-2, …, 10}, δ ∈ {1e-3, 1e-1, 10} (no φ: ADA-FULL takes φ = 0),
 #                             12 points of about 30 s; it needs the exact learners (until they are
@@ -31,7 +31,7 @@
 #                             k = 25, 64
 #                             (OUT/l1-LABEL; k = 256 is left out for its cost). Points where
 #                             CompAdaGrad's LASSO step fails to converge count as failed.
-# Cost at 1 rank: about 1 h 15 min in all.
+# Cost at 1 rank: about 1 h 30 min in all.
 #
 # Environment: OUT (default results/exp_comp_adagrad), NP (default 1), LAMBDA1S, ADASKETCH (binary).
 set -euo pipefail
@@ -52,10 +52,10 @@ for label in "${labels[@]}"; do
   l1=()
   case $label in
     comp-adagrad-k256)
-      vary=(--vary "eta=1e-1 1 10 100" --vary "delta=1e-3 1e-1" --vary "tau=10 100 1000 1e4" --vary "lambda2=0 1e-4")
+      vary=(--vary "eta=1e-1 1 10 100" --vary "delta=1e-3 1e-1" --vary "tau=10 100 1000 1e4 1e5" --vary "lambda2=0 1e-4")
       fixed=(--algo comp-adagrad --ell 256) ;;
     comp-adagrad-k*)
-      vary=(--vary "eta=1e-2 1e-1 1 10 100" --vary "delta=1e-3 1e-1 10" --vary "tau=1 10 100 1000 1e4"
+      vary=(--vary "eta=1e-2 1e-1 1 10 100" --vary "delta=1e-3 1e-1 10" --vary "tau=1 10 100 1000 1e4 1e5 1e6"
             --vary "lambda2=0 1e-5 1e-4 1e-3 1e-2")
       fixed=(--algo comp-adagrad --ell "${label#comp-adagrad-k}")
       l1=(--vary "lambda1=$lambda1s" --vary "eta=1e-1 1 10" --vary "delta=1e-1 1 10" --vary "tau=1 10 100") ;;

@@ -111,8 +111,10 @@ def run_point(out, ranks, assignment, fixed, redo):
     name = point_name(assignment)
     report = os.path.join(out, name + ".json")
     failed = os.path.join(out, name + ".failed")
-    if not redo and (load_point(out, name) is not None or os.path.exists(failed)):
+    if not redo and load_point(out, name) is not None:
         return name, "kept"
+    if not redo and os.path.exists(failed):
+        return name, "failed"
     for stale in (report, failed):
         if os.path.exists(stale):
             os.remove(stale)
