@@ -19,7 +19,7 @@
 #   ADA-DIAG                   η, δ ∈ {1e-4, …, 100}, the same squared loss
 # Each grid's point is the one with the fewest online mistakes on its training stream (the paper
 # picks "the best α₀"; here the test set plays no part in the choice).
-# Cost at 1 rank: about 1 s a point (0.4–3 s), 1,100 points, about 20 min.
+# Cost at 1 rank: about 1 s a point (0.4–3 s), 1,106 points, about 22 min.
 # FULL-ON comes with the exact learners (a build with ScaLAPACK and the `full-on` learner): until then
 # its rows show "not run", and rerunning the same command fills them in.
 #

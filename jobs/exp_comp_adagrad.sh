@@ -20,18 +20,17 @@
 #   comp-adagrad k = 25, 64   η ∈ {1e-2, 1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1, 10}, τ ∈ {1, 10, …, 1e6},
 #                             λ₂ ∈ {0, 1e-5, 1e-4, 1e-3, 1e-2}: 525 points, about 1 s each
 #   comp-adagrad k = 256      coarser (an eigendecomposition of the 256 × 256 block per example,
-#                             about 17 s a run): η ∈ {1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1}, τ ∈ {10,
-#                             100, …, 1e5}, λ₂ ∈ {0, 1e-4}: 80 points, about 23 min
+#                             11–17 s a run): η ∈ {1e-1, 1, 10, 100}, δ ∈ {1e-3, 1e-1}, τ ∈ {10,
+#                             100, …, 1e5}, λ₂ ∈ {0, 1e-4}: 80 points, about 15 min
 #   ada-diag                  η ∈ {1e-3, …, 10}, δ ∈ {1e-3, 1e-1, 10}, λ₂ as above: 75 points
 #   ada-full                  η ∈ {1e-2, …, 10}, δ ∈ {1e-3, 1e-1, 10} (no φ: ADA-FULL takes φ = 0),
 #                             12 points of about 30 s; it needs the exact learners (until they are
 #                             built its row shows "not run"; rerunning the same command fills it)
-#   ℓ1 variant               λ₁ ∈ LAMBDA1S (1e-4 1e-3 3e-3 1e-2 1.5e-2 2e-2 3e-2 0.1) × η ∈ {0.1, 1,
+#   ℓ1 variant                λ₁ ∈ LAMBDA1S (1e-4 1e-3 3e-3 1e-2 1.5e-2 2e-2 3e-2 0.1) × η ∈ {0.1, 1,
 #                             10} × δ ∈ {0.1, 1, 10} (× τ ∈ {1, 10, 100}), λ₂ = 0, for ada-diag and
-#                             k = 25, 64
-#                             (OUT/l1-LABEL; k = 256 is left out for its cost). Points where
-#                             CompAdaGrad's LASSO step fails to converge count as failed.
-# Cost at 1 rank: about 1 h 30 min in all.
+#                             k = 25, 64 (k = 256 is left out for its cost), in OUT/l1-LABEL. Points
+#                             where CompAdaGrad's LASSO step fails to converge count as failed.
+# Cost at 1 rank: about 45 min in all.
 #
 # Environment: OUT (default results/exp_comp_adagrad), NP (default 1), LAMBDA1S, ADASKETCH (binary).
 set -euo pipefail

@@ -22,7 +22,7 @@
 #             The sketch's sparse form (--form sparse): the dense form of the Oja sketch breaks down on
 #             these rows (docs/experiments.md); the two forms are the same algorithm.
 #   ADA-DIAG  η ∈ 2^j, j ∈ ETA_EXPONENTS (default −14 −12 … 4), δ ∈ DELTAS (1e-4 1 100).
-# Cost at 1 rank: about 0.3 s a point, 1,200 points, about 10 min.
+# Cost at 1 rank: about 0.5 s a point (mostly the start of the process), 1,200 points, about 11 min.
 #
 # Environment: OUT (default results/exp_ill_conditioned), NP (default 1), KAPPAS (default 10 20 … 200),
 # ADASKETCH (binary), ALPHA_EXPONENTS, ETA_EXPONENTS, DELTAS.

@@ -33,12 +33,14 @@ def count(directory):
 
 
 def num(v):
-    """A hyperparameter as the command line would give it."""
+    """A hyperparameter as the command line would give it: 1e5 for powers of ten from 1000 and up to
+    1e-3, 2^12 for the other powers of two beyond 8 or 1/8, as %g otherwise."""
     if v == 0:
         return "0"
-    e = math.log2(abs(v))
-    if abs(e - round(e)) < 1e-12 and abs(e) > 3:
-        return "2^%d" % round(e)
+    for base, text in ((10, "1e%d"), (2, "2^%d")):
+        e = math.log(abs(v), base)
+        if abs(e - round(e)) < 1e-9 and abs(round(e)) >= 3:
+            return text % round(e)
     return "%g" % v
 
 
