@@ -31,7 +31,7 @@ CompositeLasso::CompositeLasso(const Communicator& comm, const Srht& srht, doubl
   }
   for (auto* v : {&e_, &sign_, &beta_, &work_, &work2_}) v->assign(L, 0.0);
   s1_.assign(k, 0.0);
-  reduce_.assign(2 * k + 1, 0.0);
+  reduce_.assign(2 * k + 3, 0.0);
   newton_.assign(3 * packed + 2 * k + 2, 0.0);
   system_.assign(4 * k * k, 0.0);
   rhs_.assign(2 * k, 0.0);
@@ -41,17 +41,25 @@ CompositeLasso::CompositeLasso(const Communicator& comm, const Srht& srht, doubl
 void CompositeLasso::evaluate(Point& p) {
   const Problem& q = *problem_;
   const std::size_t k = sz(k_);
-  double local_f = 0.0;
+  double local_f = 0.0, x1 = 0.0, dx1 = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) {
     const double x = p.x[j];
     work_[j] = q.d[j] * x;
     local_f += 0.5 * e_[j] * x * x + q.u[j] * x + q.mu * std::abs(x);
+    x1 += std::abs(x);
+    dx1 += std::abs(work_[j]);
   }
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   srht_.forward(p.x, std::span<double>(reduce_).first(k));
   srht_.forward(work_, std::span<double>(reduce_).subspan(k, k));
   reduce_[2 * k] = local_f;
+  reduce_[2 * k + 1] = x1;
+  reduce_[2 * k + 2] = dx1;
   comm_.allreduce_sum(reduce_);
+  // Every entry of Π̃ is ±1/√n, so |a_i| ≤ ‖x‖₁/√n and |b_i| ≤ ‖Dx‖₁/√n bound the terms summed.
+  const double root_n = std::sqrt(static_cast<double>(srht_.dim()));
+  p.a_terms = reduce_[2 * k + 1] / root_n;
+  p.b_terms = reduce_[2 * k + 2] / root_n;
   std::copy_n(reduce_.begin(), k, p.a.begin());
   std::copy_n(reduce_.begin() + static_cast<std::ptrdiff_t>(k), k, p.b.begin());
   // f = ½xᵀEx + uᵀx + μ‖x‖₁ + ½aᵀ(K̂ + M)a − aᵀb
@@ -75,13 +83,18 @@ void CompositeLasso::gradient(Point& p) {
   }
   srht_.transpose(s1_, work_);
   srht_.transpose(p.a, work2_);
+  // The magnitudes of the terms summed inside Π̃ᵀs1 and Π̃ᵀa (through a and b, every entry of Π̃
+  // being ±1/√n): the round-off level of those two terms of r_j, which cancel when D is large.
+  const double root_n = std::sqrt(static_cast<double>(srht_.dim()));
+  const double s1_terms = (block_abs_sum_ * p.a_terms + static_cast<double>(k) * p.b_terms) / root_n;
+  const double pa_terms = static_cast<double>(k) * p.a_terms / root_n;
   omega2_ = scale2_ = p.face_omega2 = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) {
     const double x = p.x[j], ex = e_[j] * x, dpa = q.d[j] * work2_[j];
     const double r = ex + work_[j] - dpa + q.u[j];  // (Qx + u)_j
     p.r[j] = r;
     const double omega = x != 0.0 ? std::abs(r + std::copysign(q.mu, x)) : std::max(std::abs(r) - q.mu, 0.0);
-    const double scale = std::abs(ex) + std::abs(work_[j]) + std::abs(dpa) + std::abs(q.u[j]) + q.mu;
+    const double scale = std::abs(ex) + s1_terms + q.d[j] * pa_terms + std::abs(q.u[j]) + q.mu;
     omega2_ += omega * omega;
     scale2_ += scale * scale;
     if (x != 0.0) p.face_omega2 += omega * omega;
@@ -208,6 +221,8 @@ CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::sp
   problem_ = &problem;
   lipschitz_ = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) e_[j] = problem.d[j] + problem.lambda;
+  block_abs_sum_ = 0.0;
+  for (const double v : problem.block) block_abs_sum_ += std::abs(v);
   std::copy_n(x.begin(), local_, current_.x.begin());
   evaluate(current_);
   gradient(current_);

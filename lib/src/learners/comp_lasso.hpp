@@ -29,11 +29,13 @@
 // instance, however ill-conditioned Q is. Should a step make no progress (round-off), a
 // proximal-gradient step x ← soft_{μ/L}(x − r/L) with L = max(‖K̂‖, max D) + λ ≥ ‖Q‖ (Q is block
 // diagonal on Im P ⊕ Im P⊥) is taken instead, which decreases f. The solve stops when the
-// minimum-norm subgradient ω_j = dist(0, ∂_j f(x)) satisfies ‖ω‖₂ ≤ tolerance·‖s‖₂, s_j the sum of the
-// magnitudes of the terms of r_j plus μ (the round-off level of ω is a few units of s_j).
+// minimum-norm subgradient ω_j = dist(0, ∂_j f(x)) satisfies ‖ω‖₂ ≤ tolerance·‖s‖₂, s_j a bound on
+// the magnitudes of all the terms summed to compute r_j, those inside the transforms included, plus μ
+// (the round-off level of ω is a few units of s_j: with a large D, DΠ̃ᵀa and Π̃ᵀ(K̂ + M)a cancel, and
+// their terms, not their values, set it).
 //
-// Cost of a Newton iteration: two Allreduces (3k(k+1)/2 + 2k + 2 numbers: the Newton data; 2k + 1
-// numbers: f, Π̃x, Π̃Dx), O(L log L + k² log n) local work for L local coordinates and O(k³)
+// Cost of a Newton iteration: two Allreduces (3k(k+1)/2 + 2k + 2 numbers: the Newton data; 2k + 3
+// numbers: f, Π̃x, Π̃Dx, ‖x‖₁, ‖Dx‖₁), O(L log L + k² log n) local work for L local coordinates and O(k³)
 // replicated; a feature-sign step adds four small Allreduces and one of Newton data.
 // Started at the previous weights, whose support changes little between examples, it usually stops
 // after one or two Newton iterations. All decisions use reduced values, so every rank takes them alike.
@@ -79,6 +81,7 @@ class CompositeLasso {
     std::vector<double> x, r;  ///< local
     std::vector<double> a, b;  ///< Π̃x, Π̃Dx
     double f = 0.0;
+    double a_terms = 0.0, b_terms = 0.0;     ///< ‖x‖₁/√n ≥ |a_i|, ‖Dx‖₁/√n ≥ |b_i|
     double face_omega2 = 0.0, scale2 = 0.0;  ///< local: ω² on supp(x), and s² (set by gradient())
   };
   /// p.a, p.b, p.f from p.x (one Allreduce).
@@ -103,6 +106,7 @@ class CompositeLasso {
   index_t local_ = 0, k_ = 0;
   const Problem* problem_ = nullptr;
   double lipschitz_ = 0.0;  ///< 0 until the first proximal step of a solve
+  double block_abs_sum_ = 0.0;  ///< Σ|K̂ + M| over the block's entries
   Point current_, kept_;
   std::vector<double> e_, sign_, beta_, work_, work2_;  ///< local
   std::vector<double> s1_, reduce_, newton_, system_, rhs_;
