@@ -7,7 +7,11 @@
 #include <system_error>
 #include <utility>
 
+#include <CLI/CLI.hpp>
+#include <mpi.h>
+
 #include "adasketch/error.hpp"
+#include "adasketch/version.hpp"
 
 namespace adasketch::driver {
 
@@ -121,38 +125,83 @@ void OptionParser::validate(const Spec& s, const std::string& value) {
   }
 }
 
+namespace {
+
+// CLI11's message for an unknown name in a config file (ConfigError::Extras).
+constexpr std::string_view kConfigExtra = "INI was not able to parse ";
+
+}  // namespace
+
+// CLI11 reads the arguments and the --config file. Each `--name VALUE` of a declared option is handed
+// to it as `--name=VALUE`, so that a value starting with '-' (`--ell -3`) stays a value; the values
+// are then validated here, and CLI11's errors are turned into the messages of the header.
 void OptionParser::parse(std::span<const std::string> args) {
   for (const std::string& a : args)
     if (a == "--help" || a == "-h") {
       help_ = true;
       return;
     }
+  CLI::App app;
+  app.set_help_flag();
+  app.allow_extras();
+  app.allow_config_extras(CLI::config_extras_mode::error);
+  app.set_version_flag("--version", version_line());
+  CLI::Option* config = app.set_config("--config");
+  std::vector<std::pair<Spec*, CLI::Option*>> options;
+  for (Spec& s : specs_) {
+    CLI::Option* o = s.type == OptionType::Flag ? app.add_flag("--" + s.name) : app.add_option("--" + s.name);
+    options.emplace_back(&s, o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll));
+  }
+  std::vector<std::string> joined;  // CLI11 wants them in reverse order
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (!arg.starts_with("--") || arg.size() == 2)
-      throw InvalidArgument("unexpected argument '" + arg + "' for '" + command_ + "' (options are --name VALUE; see '" +
+    if (arg == "--")
+      throw InvalidArgument("unexpected argument '--' for '" + command_ + "' (options are --name VALUE; see '" +
                             command_ + " --help')");
-    std::string name = arg.substr(2), value;
-    bool inline_value = false;
-    if (const auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name.resize(eq);
-      inline_value = true;
+    const std::size_t eq = arg.find('=');
+    const Spec* s = arg.starts_with("--") ? find(arg.substr(2, eq == std::string::npos ? eq : eq - 2)) : nullptr;
+    if (s != nullptr && eq + 1 == arg.size()) validate(*s, "");  // `--name=`: CLI11 would say "1 required"
+    if (arg != "--config" && (s == nullptr || s->type == OptionType::Flag || eq != std::string::npos)) {
+      joined.push_back(arg);
+      continue;
     }
-    Spec* s = find(name);
-    if (s == nullptr)
-      throw InvalidArgument("unknown option '--" + name + "' for '" + command_ + "' (see '" + command_ + " --help')");
-    if (s->given) throw InvalidArgument("option --" + name + " given more than once");
-    if (!inline_value && s->type == OptionType::Flag) {
-      value = "true";
-    } else if (!inline_value) {
-      if (i + 1 >= args.size())
-        throw InvalidArgument("option --" + name + " requires a value (" + s->value_name + ": " +
-                              (s->type == OptionType::String ? std::string("a value") : type_word(s->type)) + ")");
-      value = args[++i];
+    if (i + 1 >= args.size()) {
+      if (s == nullptr) throw InvalidArgument("option --config requires a value (FILE: a value)");
+      throw InvalidArgument("option " + arg + " requires a value (" + s->value_name + ": " +
+                            (s->type == OptionType::String ? std::string("a value") : type_word(s->type)) + ")");
     }
-    validate(*s, value);
-    s->value = std::move(value);
+    if (s != nullptr && args[i + 1].empty()) validate(*s, "");
+    joined.push_back(arg + "=" + args[++i]);
+  }
+  std::reverse(joined.begin(), joined.end());
+  try {
+    app.parse(joined);
+  } catch (const CLI::CallForVersion&) {
+    version_ = true;
+    return;
+  } catch (const CLI::FileError&) {
+    throw InvalidArgument("option --config: cannot read '" + config->as<std::string>() + "'");
+  } catch (const CLI::ConfigError& e) {
+    std::string what = e.what();
+    if (what.starts_with(kConfigExtra)) what = "unknown option '" + what.substr(kConfigExtra.size()) + "'";
+    throw InvalidArgument("option --config " + config->as<std::string>() + ": " + what + " (see '" + command_ +
+                          " --help')");
+  } catch (const CLI::ParseError& e) {
+    throw InvalidArgument(std::string(e.what()) + " (see '" + command_ + " --help')");
+  }
+  if (const std::vector<std::string> extra = app.remaining(); !extra.empty()) {
+    const std::string& arg = extra.front();
+    if (arg.starts_with("--"))
+      throw InvalidArgument("unknown option '" + arg.substr(0, arg.find('=')) + "' for '" + command_ + "' (see '" +
+                            command_ + " --help')");
+    throw InvalidArgument("unexpected argument '" + arg + "' for '" + command_ + "' (options are --name VALUE; see '" +
+                          command_ + " --help')");
+  }
+  for (auto& [s, o] : options) {
+    if (o->count() == 0) continue;
+    if (o->results().size() != 1) throw InvalidArgument("option --" + s->name + " given more than once");
+    validate(*s, o->results().front());
+    s->value = o->results().front();
     s->given = true;
   }
   for (const Spec& s : specs_)
@@ -191,10 +240,9 @@ bool OptionParser::flag_set(const std::string& name) const { return text(name) =
 
 std::string OptionParser::usage() const {
   std::string u = "usage: " + command_ + " " + synopsis_ + "\n\n" + description_ + "\n\noptions:\n";
-  std::size_t width = 0;
+  std::size_t width = std::string("--config FILE").size();
   for (const Spec& s : specs_) width = std::max(width, s.name.size() + s.value_name.size() + 3);
   const auto left_of = [](const Spec& s) { return "--" + s.name + (s.value_name.empty() ? "" : " " + s.value_name); };
-  width = std::max<std::size_t>(width, 6);
   const auto line = [&](const std::string& left, const std::string& help) {
     u += "  " + left + std::string(width + 2 - left.size(), ' ') + help + "\n";
   };
@@ -206,6 +254,8 @@ std::string OptionParser::usage() const {
       help += " (default: " + s.default_value + ")";
     line(left_of(s), help);
   }
+  line("--config FILE", "read options from FILE, one `name = value` line each (TOML/INI; the command line wins)");
+  line("--version", "print the version and exit");
   line("--help", "print this help and exit");
   return u;
 }
@@ -229,10 +279,19 @@ void OptionParser::write_json(JsonWriter& json) const {
   }
 }
 
+void add_quiet_option(OptionParser& p) {
+  p.flag("quiet", "print nothing on stdout (no header, progress or summary); errors and warnings still go to stderr");
+}
+
+std::string version_line() {
+  return std::string("adasketch ") + version() + " (MPI " + std::to_string(MPI_VERSION) + "." +
+         std::to_string(MPI_SUBVERSION) + ", ScaLAPACK " + (ADASKETCH_WITH_EXACT_LEARNERS ? "on" : "off") + ")";
+}
+
 bool parse_command_line(OptionParser& opts, const Communicator& comm, std::span<const std::string> args) {
   opts.parse(args);
-  if (!opts.help_requested()) return true;
-  if (comm.rank() == 0) std::fputs(opts.usage().c_str(), stdout);
+  if (!opts.help_requested() && !opts.version_requested()) return true;
+  if (comm.rank() == 0) std::fputs((opts.help_requested() ? opts.usage() : version_line() + "\n").c_str(), stdout);
   return false;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// Long-option parsing shared by the drivers' subcommands.
+// Long-option parsing shared by the drivers' subcommands (on CLI11).
 //
 // Every option takes exactly one value, given as `--name VALUE` or `--name=VALUE` (so `--ell -3`
-// reads -3 as the value of --ell). Values are validated by type when parsed. Every problem throws
+// reads -3 as the value of --ell), or as a `name = value` line of a `--config FILE` (TOML/INI; the
+// command line wins over the file). Values are validated by type when parsed. Every problem throws
 // adasketch::InvalidArgument whose message names the option: unknown options, a missing value, a
 // non-numeric or non-finite number, a repeated option, a missing required option, and a stray
-// positional argument. `--help` (or `-h`) anywhere requests the usage text instead.
+// positional argument. `--help` (or `-h`) anywhere requests the usage text instead, `--version` the
+// version line.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -47,6 +49,7 @@ class OptionParser {
   void set_default(const std::string& name, const std::string& value);
 
   bool help_requested() const noexcept { return help_; }
+  bool version_requested() const noexcept { return version_; }
   std::string usage() const;
   const std::string& command() const noexcept { return command_; }
 
@@ -79,8 +82,15 @@ class OptionParser {
 
   std::string command_, synopsis_, description_;
   std::vector<Spec> specs_;
-  bool help_ = false;
+  bool help_ = false, version_ = false;
 };
+
+/// Declares --quiet: the command prints nothing on stdout (its output files are still written);
+/// errors and warnings still go to stderr.
+void add_quiet_option(OptionParser& parser);
+
+/// "adasketch VERSION (MPI M.N, ScaLAPACK on|off)": the version and the build's options.
+std::string version_line();
 
 /// Strict number parsing (the whole text must be the number). Throw InvalidArgument mentioning
 /// `what` (e.g. "option --ell") on failure.
@@ -88,8 +98,8 @@ std::int64_t parse_integer(const std::string& text, const std::string& what);
 std::uint64_t parse_unsigned(const std::string& text, const std::string& what);
 double parse_real(const std::string& text, const std::string& what);
 
-/// Parses a command's arguments. With --help, rank 0 prints the usage and it returns false: the
-/// command then ends with status 0.
+/// Parses a command's arguments. With --help (--version), rank 0 prints the usage (version line) and
+/// it returns false: the command then ends with status 0.
 bool parse_command_line(OptionParser& opts, const Communicator& comm, std::span<const std::string> args);
 
 }  // namespace adasketch::driver

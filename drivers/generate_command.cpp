@@ -39,6 +39,7 @@ OptionParser make_parser() {
   p.optional("format", OptionType::String, "F", "dense-binary", "dense-binary or libsvm");
   p.optional("dim", OptionType::Integer, "D", "0",
              "number of features d; 0 takes the spec's d, the largest index of a LIBSVM file or the dense header's d");
+  add_quiet_option(p);
   return p;
 }
 
@@ -216,7 +217,7 @@ int run_generate(const Communicator& comm, std::span<const std::string> args) {
   }
   const long long bytes = output.finish();
   const double seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - start).count());
-  if (comm.rank() == 0) {
+  if (comm.rank() == 0 && !opts.flag_set("quiet")) {
     std::printf("adasketch generate: %s (%s): d = %lld, examples = %lld\n", path.c_str(), data.format.c_str(),
                 static_cast<long long>(dim), static_cast<long long>(rows));
     std::printf("  wrote         %s (%s, %lld bytes) in %.3g s\n", out.c_str(), format.c_str(), bytes, seconds);

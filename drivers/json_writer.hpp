@@ -1,29 +1,34 @@
 #pragma once
-// A minimal streaming JSON writer for the drivers' reports (no external dependency).
+// A streaming JSON writer for the drivers' reports, on nlohmann-json (ordered_json: members stay in
+// the order they were written).
 //   - strings are escaped (", \, control characters) and invalid UTF-8 is replaced by U+FFFD, so
 //     the output is always valid JSON text;
-//   - doubles are printed with %.17g, which round-trips every finite double exactly;
+//   - doubles are printed as the shortest text that reads back as the same double (0.1, not
+//     0.10000000000000001);
 //   - NaN and ±Inf have no JSON representation and are written as null.
 // Output is pretty-printed with one object member per line, so line tools (grep, awk) can pick out
 // a top-level number without a JSON parser.
 #include <concepts>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 namespace adasketch::driver {
 
 class JsonWriter {
  public:
-  JsonWriter() = default;
+  JsonWriter();
+  ~JsonWriter();
+  JsonWriter(JsonWriter&&) noexcept;
+  JsonWriter& operator=(JsonWriter&&) noexcept;
 
   void begin_object();
   void end_object();
   void begin_array();
   void end_array();
-  /// The next member's name (inside an object only).
+  /// The next member's name (inside an object only; each name once per object).
   void key(std::string_view name);
 
   void value(std::string_view text);
@@ -49,27 +54,19 @@ class JsonWriter {
   }
 
   /// The document so far; complete once every object and array is closed.
-  const std::string& str() const noexcept { return out_; }
+  const std::string& str() const;
 
   /// `text` as a quoted, escaped JSON string literal.
   static std::string quote(std::string_view text);
-  /// `number` as a JSON number token (%.17g), or "null" when it is not finite.
+  /// `number` as a JSON number token (shortest round trip), or "null" when it is not finite.
   static std::string number(double number);
 
  private:
-  enum class Scope { Object, Array };
-  struct Level {
-    Scope scope;
-    bool empty = true;
-  };
-  void before_value();
-  void newline_indent();
+  struct Document;
   void integer(long long number);
   void unsigned_integer(unsigned long long number);
 
-  std::string out_;
-  std::vector<Level> stack_;
-  bool after_key_ = false;
+  std::unique_ptr<Document> doc_;
 };
 
 }  // namespace adasketch::driver

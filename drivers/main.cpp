@@ -5,6 +5,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "commands.hpp"
 
@@ -24,18 +25,17 @@ std::string top_usage() {
     std::string name = c.name;
     u += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + c.summary + "\n";
   }
-  u += std::string("\nRun '") + kProgram + " <command> --help' for the options of a command.\n" +
+  u += std::string("\nRun '") + kProgram + " <command> --help' for the options of a command, '" + kProgram +
+       " --version' for the version.\n" +
        "Under Open MPI, run as `mpirun --quiet -np N " + kProgram +
        " ...` so that errors are reported by a single line.\n";
   return u;
 }
 
 int dispatch(const Communicator& world, std::span<const std::string> args) {
-  if (args.empty())
-    throw InvalidArgument(std::string("missing command (run '") + kProgram + " --help' for the list)");
-  const std::string& name = args[0];
-  if (name == "--help" || name == "-h" || name == "help") {
-    if (world.rank() == 0) std::fputs(top_usage().c_str(), stdout);
+  const std::string name = args.empty() ? "--help" : args[0];  // alone, `adasketch` prints its usage
+  if (name == "--help" || name == "-h" || name == "help" || name == "--version") {
+    if (world.rank() == 0) std::fputs((name == "--version" ? version_line() + "\n" : top_usage()).c_str(), stdout);
     return 0;
   }
   for (const Command& c : kCommands)

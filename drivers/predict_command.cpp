@@ -28,6 +28,7 @@ OptionParser make_parser() {
   p.required("model", OptionType::String, "FILE", "a model file written by `adasketch train --model`");
   p.required("data", OptionType::String, "DATA", "examples to score: a file or a synthetic spec");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
+  add_quiet_option(p);
   return p;
 }
 
@@ -85,7 +86,7 @@ int run_predict(const Communicator& comm, std::span<const std::string> args) {
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   const EvaluationStats stats = evaluate(model, *source, path);
   const double wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
-  if (comm.rank() == 0) print_summary(opts, comm, model, data.format, stats);
+  if (comm.rank() == 0 && !opts.flag_set("quiet")) print_summary(opts, comm, model, data.format, stats);
   if (!report.empty()) {
     const std::string text = comm.rank() == 0 ? report_json(opts, comm, model, data.format, stats, wall_seconds) : std::string();
     write_text_file(comm, report, text, "option --report");

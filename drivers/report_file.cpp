@@ -6,6 +6,7 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/version.hpp"
+#include "atomic_output.hpp"
 #include "collective_errors.hpp"
 
 namespace adasketch::driver {
@@ -21,13 +22,6 @@ void begin_report(JsonWriter& j, const char* command, const OptionParser& opts) 
 }
 
 namespace {
-
-void write_local(const std::string& path, const std::string& text, const std::string& option) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) throw InvalidArgument(option + ": cannot open '" + path + "' for writing");
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) throw Error(option + ": error writing '" + path + "'");
-}
 
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
@@ -53,18 +47,28 @@ void check_distinct_files(const Communicator& comm, const std::vector<NamedFile>
   });
 }
 
-void check_writable(const Communicator& comm, const std::string& path, const std::string& option, bool keep) {
+void check_writable(const Communicator& comm, const std::string& path, const std::string& option, bool atomic) {
   if (path.empty()) return;
   collective_section(comm, [&] {
     if (comm.rank() != 0) return;
-    write_local(path, "", option);
-    if (!keep) std::remove(path.c_str());
+    if (atomic) {
+      const AtomicOutput probe(path, option);  // never committed: removed again
+      return;
+    }
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) throw InvalidArgument(option + ": cannot open '" + path + "' for writing");
+    const bool closed = std::fclose(f) == 0;
+    std::remove(path.c_str());
+    if (!closed) throw Error(option + ": error writing '" + path + "'");
   });
 }
 
 void write_text_file(const Communicator& comm, const std::string& path, const std::string& text, const std::string& option) {
   collective_section(comm, [&] {
-    if (comm.rank() == 0) write_local(path, text, option);
+    if (comm.rank() != 0) return;
+    AtomicOutput out(path, option);
+    out.write(text);
+    out.commit();
   });
 }
 

@@ -22,16 +22,18 @@ struct NamedFile {
 
 /// Collective. Throws InvalidArgument on every rank when an output file is the same file as
 /// another named file (same path, or an existing link to it): writing it would destroy an input or
-/// the other output. Empty paths are ignored. Call it before check_writable, which truncates.
+/// the other output. Empty paths are ignored. Call it before check_writable.
 void check_distinct_files(const Communicator& comm, const std::vector<NamedFile>& files);
 
-/// Collective. Checks, before any work, that rank 0 can create `path`: throws InvalidArgument
-/// "<option>: cannot open 'PATH' for writing" on every rank otherwise. The file is left empty
-/// (keep) or removed again. Does nothing for an empty path.
-void check_writable(const Communicator& comm, const std::string& path, const std::string& option, bool keep);
+/// Collective. Checks, before any work, that rank 0 can create a file: throws InvalidArgument
+/// "<option>: cannot open 'PATH' for writing" on every rank otherwise. `atomic`: `path` is a result
+/// written at the end through an AtomicOutput (atomic_output.hpp), so its temporary name next to it
+/// is tried; otherwise `path` itself (a temporary name of its own writer). Either is removed again:
+/// nothing is left behind, and an existing `path` is untouched. Does nothing for an empty path.
+void check_writable(const Communicator& comm, const std::string& path, const std::string& option, bool atomic);
 
-/// Collective. Rank 0 writes `text` (only rank 0's text is used) to `path`; a failure is thrown on
-/// every rank, naming the option.
+/// Collective. Rank 0 writes `text` (only rank 0's text is used) to `path` atomically (an
+/// AtomicOutput); a failure is thrown on every rank, naming the option.
 void write_text_file(const Communicator& comm, const std::string& path, const std::string& text, const std::string& option);
 
 }  // namespace adasketch::driver

@@ -42,6 +42,7 @@ OptionParser make_parser() {
   p.optional("seed", OptionType::Unsigned, "S", "1", "random seed of rp and oja");
   p.optional("alpha0", OptionType::Real, "A", "0", "initial α ≥ 0 of rfd and fast-rfd");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
+  add_quiet_option(p);
   return p;
 }
 
@@ -200,7 +201,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   r.within_bound = r.error.spectral_error <= r.bound + 1e-9 * r.error.a_norm2;
   r.wall_seconds = comm.allreduce_max(seconds_since(wall_start));
 
-  if (comm.rank() == 0) print_summary(opts, comm, r);
+  if (comm.rank() == 0 && !opts.flag_set("quiet")) print_summary(opts, comm, r);
   if (!report.empty()) {
     const std::string text = comm.rank() == 0 ? report_json(opts, comm, r) : std::string();
     write_text_file(comm, report, text, "option --report");

@@ -19,6 +19,7 @@
 #include "adasketch/sketch/sketch.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "adasketch/training/online_training.hpp"
+#include "atomic_output.hpp"
 #include "checkpointing.hpp"
 #include "io/checkpoint_interrupted.hpp"  // lib/src: the crash tests' pause before the rename
 #include "cli_options.hpp"
@@ -46,7 +47,7 @@ OptionParser make_parser() {
   OptionParser p(std::string(kProgram) + " train", "--algo NAME --data DATA [options]",
                  "Trains an online learner on DATA, one example at a time in order (--passes times), then scores\n"
                  "--test DATA with the final weights and saves --model. Rank 0 prints progress on stdout at most\n"
-                 "once a second (examples/s, online mistake rate, estimated time left) and a summary. Labels are\n"
+                 "once a second (examples/s, online mistake rate, estimated time left; --progress-every, --quiet) and a summary. Labels are\n"
                  "mapped from the training data: ±1 as is, 0/1 and 1/2 to −1/+1 (binary losses); 1..K or 0..K−1 to\n"
                  "classes 0..K−1 with K from the labels (softmax); as is (regression). Each learner reads only its\n"
                  "hyperparameters.\n"
@@ -92,6 +93,9 @@ OptionParser make_parser() {
   p.optional("model", "FILE", "save the trained model (format in the README; loadable at any rank count)");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
   add_checkpoint_options(p);
+  add_quiet_option(p);
+  p.optional("progress-every", OptionType::Real, "SECONDS", "1",
+             "rank 0 prints a progress line every SECONDS of its clock while training; 0: none");
   return p;
 }
 
@@ -186,6 +190,9 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   std::optional<CheckpointHeader> resumed;
   if (!resume_path.empty()) resumed = adopt_checkpoint(opts, comm);  // options not given come from it
   LearnerSpec spec = spec_from(opts);
+  const bool quiet = opts.flag_set("quiet");
+  const double progress_every = opts.real("progress-every");
+  if (progress_every < 0.0) throw InvalidArgument("option --progress-every: must be ≥ 0, got " + opts.text("progress-every"));
   const std::int64_t passes = opts.integer("passes");
   if (passes < 1 || passes > 1000000) throw InvalidArgument("option --passes: must be in [1, 10⁶], got " + opts.text("passes"));
   const index_t dim_option = opts.integer("dim");
@@ -244,11 +251,13 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     training.start = s;
     r.resumed = resumed_text(resume_path, *resumed, r, training.passes, comm.size());
   }
-  if (comm.rank() == 0) print_header(opts, comm, *learner, r);
+  if (comm.rank() == 0 && !quiet) print_header(opts, comm, *learner, r);
 
   const bool classification = learner->loss().is_classification();
-  if (comm.rank() == 0)
+  // Rank 0 alone prints, by its own clock: nothing to agree on with the other ranks.
+  if (comm.rank() == 0 && !quiet && progress_every > 0.0)
     training.progress = [&](const TrainingProgress& p) { print_progress(p, r.rows * passes, training.passes, classification); };
+  training.progress_interval = progress_every;
   TrainingState saved;  // the last checkpoint's
   const std::function<void()> crash_hook = crash_before_rename_hook();
   if (!checkpointing.path.empty()) {
@@ -284,7 +293,10 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     r.test = evaluate(*learner, *test_source, labels, test_path);
     r.tested = true;
   }
-  if (!model_path.empty()) save_model(*learner, labels, model_path);
+  if (!model_path.empty()) {
+    const RemoveOnSignal guard(model_path + ".tmp");  // the library's temporary file (LinearModel::save)
+    save_model(*learner, labels, model_path);
+  }
   {
     std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
     learner->weights(w);
@@ -293,7 +305,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   }
   r.wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
 
-  if (comm.rank() == 0) print_summary(opts, r);
+  if (comm.rank() == 0 && !quiet) print_summary(opts, r);
   if (!report.empty()) {
     const std::string text = comm.rank() == 0 ? report_json(opts, comm, *learner, r) : std::string();
     write_text_file(comm, report, text, "option --report");

@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "adasketch/error.hpp"
+#include "adasketch/version.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "json_writer.hpp"
@@ -21,11 +23,11 @@ TEST(JsonWriter, EscapesStrings) {
   EXPECT_EQ(JsonWriter::quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
   EXPECT_EQ(JsonWriter::quote("tab\tnl\ncr\r"), "\"tab\\tnl\\ncr\\r\"");
   EXPECT_EQ(JsonWriter::quote(std::string("nul\0x", 5)), "\"nul\\u0000x\"");
-  EXPECT_EQ(JsonWriter::quote("\x01\x1f\x7f"), "\"\\u0001\\u001f\\u007f\"");
+  EXPECT_EQ(JsonWriter::quote("\x01\x1f\x7f"), "\"\\u0001\\u001f\x7f\"");  // DEL needs no escape in JSON
   EXPECT_EQ(JsonWriter::quote("ℓ = α"), "\"ℓ = α\"");                   // valid UTF-8 passes through
-  EXPECT_EQ(JsonWriter::quote("caf\xe9.svm"), "\"caf\\ufffd.svm\"");     // Latin-1 byte: replaced
-  EXPECT_EQ(JsonWriter::quote("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a UTF-16 surrogate
-  EXPECT_EQ(JsonWriter::quote("\xe2\x82"), "\"\\ufffd\\ufffd\"");        // truncated sequence
+  EXPECT_EQ(JsonWriter::quote("caf\xe9.svm"), "\"caf\xef\xbf\xbd.svm\"");     // Latin-1 byte: U+FFFD
+  EXPECT_EQ(JsonWriter::quote("\xed\xa0\x80"), "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");  // a UTF-16 surrogate
+  EXPECT_EQ(JsonWriter::quote("\xe2\x82"), "\"\xef\xbf\xbd\"");        // truncated sequence
 }
 
 TEST(JsonWriter, NumbersRoundTripAndNonFiniteIsNull) {
@@ -34,6 +36,10 @@ TEST(JsonWriter, NumbersRoundTripAndNonFiniteIsNull) {
     const std::string text = JsonWriter::number(v);
     EXPECT_EQ(std::strtod(text.c_str(), nullptr), v) << text;
   }
+  // The shortest text that reads back exactly, not %.17g's.
+  EXPECT_EQ(JsonWriter::number(0.1), "0.1");
+  EXPECT_EQ(JsonWriter::number(1e-7), "1e-07");
+  EXPECT_EQ(JsonWriter::number(0.30000000000000004), "0.30000000000000004");
   EXPECT_EQ(JsonWriter::number(std::nan("")), "null");
   EXPECT_EQ(JsonWriter::number(std::numeric_limits<double>::infinity()), "null");
   EXPECT_EQ(JsonWriter::number(-std::numeric_limits<double>::infinity()), "null");
@@ -63,6 +69,13 @@ TEST(JsonWriter, WritesNestedDocument) {
   JsonWriter bad;
   bad.begin_object();
   EXPECT_THROW(bad.value(1), Error);  // member without a key
+  bad.key("z");
+  bad.value(1);
+  EXPECT_THROW(bad.key("z"), Error);  // a member named twice
+  bad.key("a");
+  bad.value(2);
+  bad.end_object();
+  EXPECT_EQ(bad.str(), "{\n  \"z\": 1,\n  \"a\": 2\n}\n");  // written order, not sorted
 }
 
 namespace {
@@ -118,6 +131,45 @@ TEST(OptionParser, ErrorsNameTheOption) {
   EXPECT_NE(parse_error({"--name", "x", "stray"}).find("'stray'"), std::string::npos);
   EXPECT_NE(parse_error({"--name="}).find("option --name: expected a non-empty value"), std::string::npos);
   EXPECT_EQ(parse_error({"--name", "x", "--count", "+4"}), "");
+}
+
+TEST(OptionParser, NegativeValuesVersionAndConfigFile) {
+  OptionParser p = parser();
+  p.parse(std::vector<std::string>{"--name", "-", "--count", "-3", "--rate", "-1e-3"});
+  EXPECT_EQ(p.text("name"), "-");
+  EXPECT_EQ(p.integer("count"), -3);
+  EXPECT_DOUBLE_EQ(p.real("rate"), -1e-3);
+  OptionParser v = parser();
+  v.parse(std::vector<std::string>{"--count", "x", "--version"});
+  EXPECT_TRUE(v.version_requested());
+  EXPECT_NE(version_line().find(std::string("adasketch ") + ADASKETCH_VERSION_STRING), std::string::npos);
+
+  // A config file per rank (the ranks may share the directory); the command line wins over it.
+  const Communicator comm = test::world();
+  const std::string path = ::testing::TempDir() + "options." + std::to_string(comm.rank()) + ".toml";
+  const auto parse_with = [&](const std::string& text, std::vector<std::string> args) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    EXPECT_NE(f, nullptr);
+    EXPECT_GE(std::fputs(text.c_str(), f), 0);
+    EXPECT_EQ(std::fclose(f), 0);
+    args.insert(args.begin(), {"--config", path});
+    OptionParser c = parser();
+    c.parse(args);
+    return c;
+  };
+  const OptionParser c = parse_with("name = \"from file\"\ncount = 7\nrate = 0.25\n", {"--rate", "2"});
+  EXPECT_EQ(c.text("name"), "from file");
+  EXPECT_TRUE(c.given("count"));
+  EXPECT_EQ(c.integer("count"), 7);
+  EXPECT_DOUBLE_EQ(c.real("rate"), 2.0);
+  EXPECT_THROW(parse_with("name = x\ncount = abc\n", {}), InvalidArgument);
+  try {
+    parse_with("name = x\nbogus = 1\n", {});
+    ADD_FAILURE() << "an unknown option in a config file was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown option 'bogus'"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
 }
 
 TEST(OptionParser, HelpWinsOverErrors) {

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -131,15 +132,23 @@ void LinearModel::save(const std::string& path) const {
   put(h, kWeightsSumAt, weights_checksum(comm_, weights_, first));
   put(h, kHeaderSumAt, detail::fnv1a(h.data(), kHeaderSumAt));
 
+  // FILE.tmp, synced, then renamed onto FILE: FILE is never partial. Failures are agreed by every
+  // rank (CollectiveFile, replace_file), and rank 0 removes FILE.tmp again.
   const std::string tmp = path + ".tmp";
-  {
-    detail::CollectiveFile file(comm_, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the model file");
-    file.set_size(static_cast<MPI_Offset>(kHeaderBytes) + static_cast<MPI_Offset>(8 * dim() * K));  // drops an older, longer FILE.tmp
-    file.write_bytes_root(0, h.data(), kHeaderBytes);
-    file.write(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), weights_.data(), static_cast<index_t>(weights_.size()));
-    file.close();  // collective, and agreed: every rank's data is in the file after this
+  try {
+    {
+      detail::CollectiveFile file(comm_, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the model file");
+      file.set_size(static_cast<MPI_Offset>(kHeaderBytes) + static_cast<MPI_Offset>(8 * dim() * K));  // drops an older, longer FILE.tmp
+      file.write_bytes_root(0, h.data(), kHeaderBytes);
+      file.write(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), weights_.data(), static_cast<index_t>(weights_.size()));
+      file.sync();
+      file.close();  // collective, and agreed: every rank's data is in the file after this
+    }
+    detail::replace_file(comm_, tmp, path, "the model file");
+  } catch (const Error&) {
+    if (comm_.rank() == 0) std::remove(tmp.c_str());
+    throw;
   }
-  detail::replace_file(comm_, tmp, path, "the model file");
 }
 
 LinearModel LinearModel::load(const Communicator& comm, const std::string& path) { return load(comm, path, nullptr); }

@@ -16,8 +16,9 @@
 //                   mix(e, b) = splitmix64(b XOR splitmix64(e)) (order-free, so rank-count-free)
 //         120..127  uint64 header checksum: FNV-1a (64-bit) of bytes 0..119
 //         128..     d·K float64, feature-major: W[j, k] at byte 128 + 8(j·K + k)
-// The file size is exactly 128 + 8·d·K. save() writes FILE.tmp with MPI-IO (each rank its rows)
-// and renames it to FILE on rank 0 after every rank has closed it, so FILE is never half-written.
+// The file size is exactly 128 + 8·d·K. save() writes FILE.tmp with MPI-IO (each rank its rows),
+// syncs it and renames it to FILE on rank 0 after every rank has closed it, so FILE is never
+// half-written; a failed save removes FILE.tmp.
 #include <span>
 #include <string>
 #include <vector>
