@@ -54,6 +54,14 @@
 #   run_cli_tests.sh hostile ADASKETCH MPIEXEC DATA_DIR NP
 #       The hostile input corpus at NP ranks: tests/hostile/run_hostile.sh (cases in
 #       tests/hostile/manifest.txt).
+#   run_cli_tests.sh outputs ADASKETCH MPIEXEC DATA_DIR NP
+#       The command-line conventions on 4000 a9a examples at NP ranks: `adasketch` alone prints the
+#       usage (exit 0); --version (alone, after a command) prints the project's version; a report
+#       says --eta 0.1 as 0.1; --config FILE gives the run of the same options on the command line
+#       (bad value, unknown name, missing file: one error line); --quiet prints nothing and still
+#       writes the files; --progress-every 0 prints no progress line, 0.25 at most one per 0.25 s.
+#       SIGTERM to the ranks mid-run, with and without --checkpoint, and a run failing on a bad
+#       line leave no report or model (an older report stays as it was) and no temporary file.
 #   run_cli_tests.sh bench_learners BENCH MPIEXEC DATA_DIR NP...
 #       adasketch-bench-learners (BENCH) on 20 synthetic rows of d = 2000 and 100 a9a examples at every
 #       NP: the report's fields, each learner's buffer size (R × ceil(d/NP) doubles, R = ℓ or 2ℓ) and
@@ -427,6 +435,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/checkpoint_tests.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/reliability_tests.sh"
 # The synthetic_errors and synthetic modes (data specs, adasketch generate).
 source "$(dirname "${BASH_SOURCE[0]}")/synthetic_tests.sh"
+# The outputs mode (--version, --config, --quiet, --progress-every, atomic result files).
+source "$(dirname "${BASH_SOURCE[0]}")/output_tests.sh"
 # The bench_learners mode (adasketch-bench-learners).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_tests.sh"
 
@@ -442,8 +452,9 @@ case $mode in
   synthetic) synthetic "$@" ;;
   hostile) bash "$(dirname "${BASH_SOURCE[0]}")/../hostile/run_hostile.sh" "$adasketch" "$mpiexec" "$1" || failures=$((failures + 1)) ;;
   bench_learners) bench_learners "$@" ;;
+  outputs) outputs "$1" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners} PROGRAM MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs} PROGRAM MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac
