@@ -67,7 +67,8 @@ OptionParser::OptionParser(std::string command, std::string synopsis, std::strin
     : command_(std::move(command)), synopsis_(std::move(synopsis)), description_(std::move(description)) {}
 
 OptionParser::Spec& OptionParser::add(std::string name, OptionType type, std::string value_name, std::string help) {
-  if (find(name) != nullptr || name == "help") throw Error("OptionParser: option --" + name + " declared twice");
+  if (find(name) != nullptr || name == "help" || name == "config" || name == "version")
+    throw Error("OptionParser: option --" + name + " declared twice");
   Spec s;
   s.name = std::move(name);
   s.type = type;

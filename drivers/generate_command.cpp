@@ -1,6 +1,8 @@
 // `adasketch generate`: write the examples of a synthetic spec (or of any data file the commands
 // read) to a file in the dense binary format or as LIBSVM text. Each example is gathered to rank 0,
 // which writes FILE.tmp and renames it to FILE once it is complete.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
+#include "atomic_output.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "commands.hpp"
@@ -60,7 +63,9 @@ class Output {
     }
   }
   ~Output() {
-    if (file_ != nullptr) std::fclose(file_);
+    if (file_ == nullptr) return;
+    std::fclose(file_);  // not finished (an error): no FILE.tmp left behind
+    std::remove(tmp_.c_str());
   }
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -97,6 +102,7 @@ class Output {
         else write_header(static_cast<std::uint64_t>(rows_));
       }
       if (failure_kind_ == 0 && std::fseek(file_, 0, SEEK_END) == 0) bytes = static_cast<long long>(std::ftell(file_));
+      if (failure_kind_ == 0 && (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)) set_failure('W', write_error());
       const int closed = std::fclose(file_);
       file_ = nullptr;
       if (failure_kind_ == 0 && closed != 0) set_failure('W', write_error());
@@ -139,6 +145,7 @@ class Output {
 
   Communicator comm_;
   std::string path_, tmp_, source_;
+  RemoveOnSignal guard_{tmp_};  // FILE.tmp goes with a SIGTERM
   bool dense_;
   index_t dim_, rows_ = 0;
   std::FILE* file_ = nullptr;
