@@ -16,6 +16,14 @@ using Json = nlohmann::ordered_json;
 
 std::string dump(const Json& j, int indent) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
+// A double as JSON: null when not finite; an integral value below 2⁵³ as an integer (106720, not
+// 106720.0, as before); else the shortest text that reads back exactly.
+Json number_json(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (std::trunc(v) == v && std::abs(v) < 0x1p53 && !(v == 0.0 && std::signbit(v))) return static_cast<std::int64_t>(v);
+  return v;
+}
+
 }  // namespace
 
 // The tree being written, and the path to the innermost open object or array. Only that one grows
@@ -49,7 +57,7 @@ JsonWriter& JsonWriter::operator=(JsonWriter&&) noexcept = default;
 
 std::string JsonWriter::quote(std::string_view text) { return dump(Json(std::string(text)), -1); }
 
-std::string JsonWriter::number(double number) { return dump(Json(number), -1); }
+std::string JsonWriter::number(double number) { return dump(number_json(number), -1); }
 
 void JsonWriter::key(std::string_view name) {
   Document& d = *doc_;
@@ -91,10 +99,7 @@ const std::string& JsonWriter::str() const {
 
 void JsonWriter::value(std::string_view text) { doc_->slot() = std::string(text); }
 
-void JsonWriter::value(double v) {
-  Json& j = doc_->slot();
-  if (std::isfinite(v)) j = v;  // else null: JSON has no NaN or infinity
-}
+void JsonWriter::value(double v) { doc_->slot() = number_json(v); }
 
 void JsonWriter::value(bool flag) { doc_->slot() = flag; }
 

@@ -4,7 +4,7 @@
 //   - strings are escaped (", \, control characters) and invalid UTF-8 is replaced by U+FFFD, so
 //     the output is always valid JSON text;
 //   - doubles are printed as the shortest text that reads back as the same double (0.1, not
-//     0.10000000000000001);
+//     0.10000000000000001), integral ones below 2⁵³ as integers (3, not 3.0);
 //   - NaN and ±Inf have no JSON representation and are written as null.
 // Output is pretty-printed with one object member per line, so line tools (grep, awk) can pick out
 // a top-level number without a JSON parser.

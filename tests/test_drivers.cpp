@@ -40,6 +40,8 @@ TEST(JsonWriter, NumbersRoundTripAndNonFiniteIsNull) {
   EXPECT_EQ(JsonWriter::number(0.1), "0.1");
   EXPECT_EQ(JsonWriter::number(1e-7), "1e-07");
   EXPECT_EQ(JsonWriter::number(0.30000000000000004), "0.30000000000000004");
+  EXPECT_EQ(JsonWriter::number(106720.0), "106720");
+  EXPECT_EQ(JsonWriter::number(-0.0), "-0.0");
   EXPECT_EQ(JsonWriter::number(std::nan("")), "null");
   EXPECT_EQ(JsonWriter::number(std::numeric_limits<double>::infinity()), "null");
   EXPECT_EQ(JsonWriter::number(-std::numeric_limits<double>::infinity()), "null");
