@@ -99,10 +99,10 @@ outputs() {
     echo "ok   np=$np predict --quiet: silent, report written"
   fi
 
-  # A run of a few seconds: enough passes, from the time of one pass (which overestimates the time of
-  # each of many passes about threefold).
+  # A run of a second or more: enough passes, from the time of one pass (which overestimates the
+  # time of each of many passes up to threefold).
   local passes took
-  passes=$(awk -v s="$(json_value "$d/cli.json" seconds)" 'BEGIN { p = int(6 / (s + 1e-3)) + 1; print (p > 5000 ? 5000 : p) }')
+  passes=$(awk -v s="$(json_value "$d/cli.json" seconds)" 'BEGIN { p = int(3 / (s + 1e-3)) + 1; print (p > 3000 ? 3000 : p) }')
   local long=("${base[@]}" --passes "$passes")
 
   # --progress-every: 0 prints no progress line; 0.25 at least one and at most one per 0.25 s.
