@@ -59,6 +59,15 @@
 #       NP: the report's fields, each learner's buffer size (R × ceil(d/NP) doubles, R = ℓ or 2ℓ) and
 #       Allreduce calls per example (one, plus one per FD shrink), the mean loss the same at every NP
 #       to 1e-9; bad options (one error line each). Timings are never compared.
+#   run_cli_tests.sh predict_io_errors ADASKETCH MPIEXEC DATA_DIR NP
+#       --predictions, --data - and HDF5 input with bad options and files at NP ranks: one error line
+#       each, as for `errors`; a failed predict leaves neither the predictions file nor its temporary.
+#   run_cli_tests.sh predict_io ADASKETCH MPIEXEC DATA_DIR NP...
+#       `predict --predictions` (a9a logistic, USPS softmax) at every NP: byte-identical files, one
+#       line per example whose labels and probabilities agree with the report's mistakes (awk);
+#       `train --test --predictions` equals `predict` with the saved model; `--data -` (plain, gzip)
+#       gives the model file, numbers and predictions of the file; HDF5 (float64, float32) trains to the
+#       model file of the same rows in LIBSVM form.
 #
 # Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
 # and awk are used to read the JSON reports
@@ -429,6 +438,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/reliability_tests.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/synthetic_tests.sh"
 # The bench_learners mode (adasketch-bench-learners).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_tests.sh"
+# The predict_io_errors and predict_io modes (--predictions, --data -, HDF5 input).
+source "$(dirname "${BASH_SOURCE[0]}")/predict_io_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -442,8 +453,10 @@ case $mode in
   synthetic) synthetic "$@" ;;
   hostile) bash "$(dirname "${BASH_SOURCE[0]}")/../hostile/run_hostile.sh" "$adasketch" "$mpiexec" "$1" || failures=$((failures + 1)) ;;
   bench_learners) bench_learners "$@" ;;
+  predict_io_errors) predict_io_errors "$1" ;;
+  predict_io) predict_io "$@" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners} PROGRAM MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|predict_io_errors|predict_io} PROGRAM MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac
