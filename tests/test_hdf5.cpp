@@ -92,6 +92,23 @@ TEST_F(Hdf5Files, EachRankReadsItsColumnsOfEveryRowInChunks) {
   }
 }
 
+TEST_F(Hdf5Files, RanksWithoutColumnsTakePartInTheCollectiveReads) {
+  const Communicator comm = test::world();
+  const Hdf5Data narrow = test::make_hdf5_data(9, 2, 5);  // at 3 ranks, the last one owns no feature
+  const std::string path = file("narrow.h5", [&](const std::string& p) { test::write_hdf5(p, narrow); });
+  Hdf5Reader reader(comm, path, {}, 4);
+  const BlockPartition& part = reader.partition();
+  Example e;
+  for (long i = 0; i < narrow.n; ++i) {
+    ASSERT_TRUE(reader.next(e));
+    EXPECT_EQ(e.label, narrow.labels[static_cast<std::size_t>(i)]);
+    ASSERT_EQ(static_cast<index_t>(e.values.size()), part.size(comm.rank()));
+    for (std::size_t j = 0; j < e.values.size(); ++j)
+      EXPECT_EQ(e.values[j], narrow.x[static_cast<std::size_t>(i * 2 + part.begin(comm.rank())) + j]);
+  }
+  EXPECT_FALSE(reader.next(e));
+}
+
 TEST_F(Hdf5Files, TrainsToTheWeightsOfTheSameRowsAsLibsvm) {
   const Communicator comm = test::world();
   const std::string h5 = file("d.h5", [&](const std::string& p) { test::write_hdf5(p, data_); });
