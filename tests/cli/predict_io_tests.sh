@@ -103,6 +103,8 @@ predict_io() {
     run "$np" predict --model "$d/tt.model" --data "$d/a9a.t.svm" --predictions "$d/tp.np$np.txt"
     same_files "$d/tt.np$np.txt" "$d/tp.np$np.txt" "np=$np train --test --predictions against predict"
     [ -e "$d/tt.np$np.txt.tmp" ] && fail "np=$np train --predictions left its temporary file"
+    run "$np" train "${diag[@]}" --data "$d/a9a.svm" --test - --predictions "$d/ts.np$np.txt" <"$d/a9a.t.svm"
+    same_files "$d/ts.np$np.txt" "$d/tt.np$np.txt" "np=$np train --test - against the file"
 
     # Standard input (plain and gzip, read by rank 0): the same model, report numbers and predictions.
     run "$np" train "${diag[@]}" --data "$d/a9a.svm" --passes 2 --model "$d/file.model" --report "$d/file.json"
