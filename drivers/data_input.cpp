@@ -107,7 +107,7 @@ std::string data_help() {
 }
 
 DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
-                    const std::string& dim_option, int passes, const Hdf5Names& h5_names) {
+                    const std::string& dim_option, int passes, [[maybe_unused]] const Hdf5Names& h5_names) {
   DataInput data;
   if (const std::optional<SyntheticSpec> spec = synthetic_spec(path, dim, data_option, dim_option)) {
     data.format = "synthetic";
