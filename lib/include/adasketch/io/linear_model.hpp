@@ -2,22 +2,9 @@
 // A trained linear model W (d × K) held as weight slices, block-partitioned by features like a
 // learner's, and its file format. A model saved at one rank count loads at any other: each rank
 // reads the rows of W its own block needs.
-//
-// File format (little-endian), version 1:
-//   bytes   0..7    magic "ADSKMODL"
-//           8..11   uint32 format version (1)
-//          12..15   uint32 label map code (LabelMap::Kind)
-//          16..23   uint64 d
-//          24..31   uint64 K (scores per example: classes for softmax, else 1)
-//          32..63   algorithm name, ASCII, NUL-padded (e.g. "ada-diag")
-//          64..95   loss name, ASCII, NUL-padded (e.g. "logistic")
-//          96..111  reserved, zero
-//         112..119  uint64 weights checksum: Σ_e mix(e, bits(w_e)) mod 2⁶⁴ over e = j·K + k, with
-//                   mix(e, b) = splitmix64(b XOR splitmix64(e)) (order-free, so rank-count-free)
-//         120..127  uint64 header checksum: FNV-1a (64-bit) of bytes 0..119
-//         128..     d·K float64, feature-major: W[j, k] at byte 128 + 8(j·K + k)
-// The file size is exactly 128 + 8·d·K. save() writes FILE.tmp with MPI-IO (each rank its rows)
-// and renames it to FILE on rank 0 after every rank has closed it, so FILE is never half-written.
+// The file format: docs/formats.md, "Model files". save() writes FILE.tmp with MPI-IO (each rank
+// its rows) and renames it to FILE on rank 0 after every rank has closed it, so FILE is never
+// half-written.
 #include <span>
 #include <string>
 #include <vector>
