@@ -7,7 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "adasketch/version.hpp"  // before ADASKETCH_WITH_HDF5 is tested
 #include "adasketch/data/dense_binary.hpp"
+#if ADASKETCH_WITH_HDF5
+#include "adasketch/data/hdf5_reader.hpp"
+#endif
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/data/synthetic_spec.hpp"
 #include "adasketch/error.hpp"
@@ -33,6 +37,23 @@ bool is_dense_binary(const Communicator& comm, const std::string& path) {
   return dense[0] != 0;
 }
 
+// HDF5: by the extension .h5 or .hdf5, or by the signature at the start of a regular file (rank 0
+// looks; a missing file with the extension is left to the HDF5 reader, which names it).
+bool is_hdf5(const Communicator& comm, const std::string& path) {
+  static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  const std::string extension = std::filesystem::path(path).extension().string();
+  if (extension == ".h5" || extension == ".hdf5") return true;
+  std::array<char, 1> found{0};
+  std::error_code ec;
+  if (comm.rank() == 0 && std::filesystem::is_regular_file(path, ec)) {
+    std::ifstream in(path, std::ios::binary);
+    std::array<char, 8> magic{};
+    if (in && in.read(magic.data(), magic.size()) && std::equal(magic.begin(), magic.end(), kSignature)) found[0] = 1;
+  }
+  comm.broadcast(found, 0);
+  return found[0] != 0;
+}
+
 }  // namespace
 
 std::optional<SyntheticSpec> synthetic_spec(const std::string& path, index_t dim, const std::string& data_option,
@@ -45,6 +66,14 @@ std::optional<SyntheticSpec> synthetic_spec(const std::string& path, index_t dim
   return spec;
 }
 
+void add_hdf5_options(OptionParser& parser) {
+  const Hdf5Names names;
+  parser.optional("h5-x", OptionType::String, "NAME", names.x, "HDF5 data files: the dataset of the examples (n × d)");
+  parser.optional("h5-y", OptionType::String, "NAME", names.y, "HDF5 data files: the dataset of the labels (n)");
+}
+
+Hdf5Names hdf5_names(const OptionParser& opts) { return {opts.text("h5-x"), opts.text("h5-y")}; }
+
 std::string data_help() {
   const LowRankRegressionOptions r;
   const IllConditionedOptions c;
@@ -54,7 +83,8 @@ std::string data_help() {
     std::snprintf(buffer, sizeof buffer, "%g", v);
     return std::string(buffer);
   };
-  return "DATA is a file, LIBSVM text (plain or gzip) or the dense binary format (magic ADSKDNS1), or a\n"
+  return "DATA is a file, LIBSVM text (plain or gzip; - reads it from standard input on rank 0), the dense\n"
+         "binary format (magic ADSKDNS1) or HDF5 (.h5, .hdf5: datasets X, n × d, and y, n; --h5-x, --h5-y), or a\n"
          "synthetic spec (generated on the fly; the same examples at any rank count, to round-off):\n"
          "  synthetic:low-rank-regression[:d=" + std::to_string(r.dim) + ",n=" + std::to_string(r.examples) +
          ",lambda0=" + num(r.lambda0) + ",decay=" + num(r.decay) + ",mean=" + num(r.mean) + ",rank=" +
@@ -77,13 +107,26 @@ std::string data_help() {
 }
 
 DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
-                    const std::string& dim_option, int passes) {
+                    const std::string& dim_option, int passes, [[maybe_unused]] const Hdf5Names& h5_names) {
   DataInput data;
   if (const std::optional<SyntheticSpec> spec = synthetic_spec(path, dim, data_option, dim_option)) {
     data.format = "synthetic";
     data.rows = spec->examples();
     data.source = make_synthetic(comm, *spec);
     if (spec->sign_labels()) data.known_labels = LabelRange{-1.0, 1.0, true};
+  } else if (path != "-" && is_hdf5(comm, path)) {
+#if ADASKETCH_WITH_HDF5
+    auto reader = std::make_unique<Hdf5Reader>(comm, path, h5_names);
+    data.format = "hdf5";
+    data.rows = reader->rows();
+    if (dim != 0 && dim != reader->dim())
+      throw InvalidArgument(dim_option + ": " + std::to_string(dim) + " does not match d = " +
+                            std::to_string(reader->dim()) + " of the dataset '" + h5_names.x + "' in '" + path + "'");
+    data.source = std::move(reader);
+#else
+    throw InvalidArgument(data_option + ": '" + path + "' is an HDF5 file, but this adasketch was built without HDF5 "
+                          "(ADASKETCH_WITH_HDF5=OFF)");
+#endif
   } else if (is_dense_binary(comm, path)) {
     auto reader = std::make_unique<DenseBinaryReader>(comm, path);
     data.format = "dense-binary";
@@ -94,7 +137,7 @@ DataInput open_data(const Communicator& comm, const std::string& path, index_t d
     data.source = std::move(reader);
   } else {
     LibsvmOptions options{.dim = dim};
-    if (passes <= 1) options.cache_bytes = 0;
+    if (passes <= 1 && path != "-") options.cache_bytes = 0;  // standard input is read once: always kept
     auto reader = std::make_unique<LibsvmReader>(comm, path, options);
     data.format = "libsvm";
     data.rows = reader->info().rows;

@@ -1,14 +1,17 @@
 #pragma once
 // Opening the data of the subcommands: a synthetic spec (adasketch/data/synthetic_spec.hpp, text
-// starting with "synthetic:"), or a file: LIBSVM text (plain or gzip) or the dense binary format, told
-// apart by the dense format's magic "ADSKDNS1"; with the label range for label maps.
+// starting with "synthetic:"), or a file: LIBSVM text (plain or gzip; "-" is standard input), the
+// dense binary format or HDF5, told apart by the dense format's magic "ADSKDNS1" and HDF5's
+// extension (.h5, .hdf5) or signature; with the label range for label maps.
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/data/example_source.hpp"
+#include "adasketch/data/hdf5_names.hpp"
 #include "adasketch/data/synthetic_spec.hpp"
+#include "cli_options.hpp"
 
 namespace adasketch::driver {
 
@@ -19,7 +22,7 @@ struct LabelRange {
 };
 
 struct DataInput {
-  std::string format;  ///< "libsvm", "dense-binary" or "synthetic"
+  std::string format;  ///< "libsvm", "dense-binary", "hdf5" or "synthetic"
   index_t rows = 0;    ///< examples in the file
   std::unique_ptr<ExampleSource> source;
   /// The label range when it is known without reading the data: ±1 for the ill-conditioned
@@ -33,6 +36,10 @@ struct DataInput {
 std::optional<SyntheticSpec> synthetic_spec(const std::string& path, index_t dim, const std::string& data_option,
                                             const std::string& dim_option);
 
+/// Declares --h5-x NAME and --h5-y NAME (the datasets of HDF5 data files), and reads them.
+void add_hdf5_options(OptionParser& parser);
+Hdf5Names hdf5_names(const OptionParser& opts);
+
 /// The paragraph of --help that describes DATA: the file formats and the synthetic specs with their
 /// defaults.
 std::string data_help();
@@ -45,9 +52,11 @@ std::string data_help();
 /// source's destructor may be collective (MPI-IO): hold it in a CollectiveOwner. `passes`: how many
 /// times the caller reads the data; a LIBSVM file keeps the examples of its validating pass (within
 /// the reader's default cache budget) only when it is read more than once, since building the cache
-/// costs about as much as one more parse (README, Data).
+/// costs about as much as one more parse (docs/formats.md, Data); standard input ("-") always keeps them, as it
+/// cannot be read twice. `h5_names`: the datasets of an HDF5 file (an HDF5 file in a build without
+/// HDF5 is an InvalidArgument naming `data_option`).
 DataInput open_data(const Communicator& comm, const std::string& path, index_t dim, const std::string& data_option,
-                    const std::string& dim_option, int passes = 1);
+                    const std::string& dim_option, int passes = 1, const Hdf5Names& h5_names = {});
 
 /// What the LIBSVM reader did over a run (its validating pass included), summed over the ranks: the
 /// text parsed (or replayed from its cache) and the examples, in the slowest rank's seconds in it.

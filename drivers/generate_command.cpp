@@ -32,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 
 OptionParser make_parser() {
   OptionParser p(std::string(kProgram) + " generate", "--data DATA --out FILE [options]",
-                 "Writes the examples of DATA, in order, to FILE: the dense binary format (README \"Data\": magic\n"
+                 "Writes the examples of DATA, in order, to FILE: the dense binary format (docs/formats.md, \"Data\": magic\n"
                  "ADSKDNS1, uint64 n, uint64 d, n records of label and x_1..x_d as float64) or LIBSVM text (values\n"
                  "with 17 significant digits, so they read back exactly; zeros omitted). The file is written as\n"
                  "FILE.tmp by rank 0 and renamed to FILE when complete. Training on FILE gives the same numbers as\n"

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -12,6 +13,7 @@
 #include "commands.hpp"
 #include "data_input.hpp"
 #include "json_writer.hpp"
+#include "predictions_file.hpp"
 #include "report_file.hpp"
 
 namespace adasketch::driver {
@@ -29,6 +31,9 @@ OptionParser make_parser() {
   p.required("data", OptionType::String, "DATA", "examples to score: a file or a synthetic spec");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
   add_quiet_option(p);
+  p.optional("predictions", "FILE",
+             "write one line per example: binary LABEL SCORE, softmax LABEL p_0 ... p_K-1, regression the prediction");
+  add_hdf5_options(p);
   return p;
 }
 
@@ -76,15 +81,22 @@ int run_predict(const Communicator& comm, std::span<const std::string> args) {
   const auto wall_start = Clock::now();
   OptionParser opts = make_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
-  const std::string report = opts.text("report"), path = opts.text("data");
+  const std::string report = opts.text("report"), path = opts.text("data"), predictions = opts.text("predictions");
   check_distinct_files(comm, {{"option --model", opts.text("model"), false},
                               {"option --data", path, false},
-                              {"option --report", report, true}});
+                              {"option --report", report, true},
+                              {"option --predictions", predictions, true}});
   check_writable(comm, report, "option --report", true);
+  check_writable(comm, predictions.empty() ? "" : predictions + ".tmp", "option --predictions", false);
   const LinearModel model = LinearModel::load(comm, opts.text("model"));
-  DataInput data = open_data(comm, path, model.dim(), "option --data", "option --data (with the model's d)");
+  DataInput data = open_data(comm, path, model.dim(), "option --data", "option --data (with the model's d)", 1,
+                              hdf5_names(opts));
   CollectiveOwner<ExampleSource> source(std::move(data.source));
-  const EvaluationStats stats = evaluate(model, *source, path);
+  std::optional<PredictionsFile> out;
+  if (!predictions.empty()) out.emplace(comm, predictions, "option --predictions", model.loss(), model.labels(), model.weights());
+  const EvaluationStats stats =
+      evaluate(model, *source, path, out ? ScoreSink([&](const LocalRow& x, std::span<const double>) { out->add(x); }) : ScoreSink());
+  if (out) out->finish();
   const double wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
   if (comm.rank() == 0 && !opts.flag_set("quiet")) print_summary(opts, comm, model, data.format, stats);
   if (!report.empty()) {

@@ -27,6 +27,7 @@
 #include "commands.hpp"
 #include "data_input.hpp"
 #include "fault_injection.hpp"
+#include "predictions_file.hpp"
 #include "report_file.hpp"
 #include "train_output.hpp"
 
@@ -52,7 +53,7 @@ OptionParser make_parser() {
                  "classes 0..K−1 with K from the labels (softmax); as is (regression). Each learner reads only its\n"
                  "hyperparameters.\n"
                  "With --checkpoint, SIGTERM or SIGUSR1 stops the run after the same example on every rank, writes a\n"
-                 "final checkpoint and exits with status 75; --resume continues it (README: Failure and restart).\n\n" +
+                 "final checkpoint and exits with status 75; --resume continues it (docs/slurm.md).\n\n" +
                      data_help());
   p.optional("algo", "NAME",
              "ada-diag, ada-diag-da, ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da, ada-gp, ada-gp-da, ada-dp, "
@@ -90,8 +91,10 @@ OptionParser make_parser() {
   p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp and oja sketches");
   p.optional("form", OptionType::String, "F", to_string(d.form),
              "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)");
-  p.optional("model", "FILE", "save the trained model (format in the README; loadable at any rank count)");
+  p.optional("model", "FILE", "save the trained model (format in docs/formats.md; loadable at any rank count)");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
+  p.optional("predictions", "FILE", "with --test: write one line per test example (as `adasketch predict --predictions`)");
+  add_hdf5_options(p);
   add_checkpoint_options(p);
   add_quiet_option(p);
   p.optional("progress-every", OptionType::Real, "SECONDS", "1",
@@ -199,17 +202,22 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   if (dim_option < 0) throw InvalidArgument("option --dim: must be ≥ 0, got " + opts.text("dim"));
   const std::string path = opts.text("data"), test_path = opts.text("test");
   const std::string report = opts.text("report"), model_path = opts.text("model");
+  const std::string predictions = opts.text("predictions");
+  if (!predictions.empty() && test_path.empty()) throw InvalidArgument("option --predictions: needs --test DATA");
+  if (path == "-" && test_path == "-") throw InvalidArgument("option --test: standard input (-) is already --data");
   check_distinct_files(comm, {{"option --data", path, false},
                               {"option --test", test_path, false},
                               {"option --model", model_path, true},
-                              {"option --report", report, true}});
+                              {"option --report", report, true},
+                              {"option --predictions", predictions, true}});
   // Fail on unwritable outputs now, not after the work (and on every rank, not just rank 0).
   check_writable(comm, report, "option --report", true);
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
+  check_writable(comm, predictions.empty() ? "" : predictions + ".tmp", "option --predictions", false);
 
   TrainResults r;
   DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim",
-                             static_cast<int>(passes));
+                             static_cast<int>(passes), hdf5_names(opts));
   r.format = data.format;
   r.rows = data.rows;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
@@ -287,10 +295,19 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   }
   r.parse = parse_throughput(comm, *source);
   if (!test_path.empty()) {
-    DataInput test = open_data(comm, test_path, r.dim, "option --test", "option --test (with the training d)");
+    DataInput test = open_data(comm, test_path, r.dim, "option --test", "option --test (with the training d)", 1,
+                               hdf5_names(opts));
     r.test_format = test.format;
     CollectiveOwner<ExampleSource> test_source(std::move(test.source));
-    r.test = evaluate(*learner, *test_source, labels, test_path);
+    std::optional<PredictionsFile> out;
+    if (!predictions.empty()) {
+      std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
+      learner->weights(w);
+      out.emplace(comm, predictions, "option --predictions", learner->loss(), labels, w);
+    }
+    r.test = evaluate(*learner, *test_source, labels, test_path,
+                      out ? ScoreSink([&](const LocalRow& x, std::span<const double>) { out->add(x); }) : ScoreSink());
+    if (out) out->finish();
     r.tested = true;
   }
   if (!model_path.empty()) {

@@ -15,7 +15,7 @@
 #       ranks: one error line each, as for `errors`; --help of both.
 #   run_cli_tests.sh train ADASKETCH MPIEXEC DATA_DIR NP...
 #       `adasketch train` with ada-diag and ada-diag-da on a9a → a9a.t (logistic) and ada-diag on
-#       USPS → usps_esl.t (softmax, K = 10), at the hyperparameters the grid chose (README), at every
+#       USPS → usps_esl.t (softmax, K = 10), at the hyperparameters the grid chose (docs/results.md), at every
 #       NP: the same online mistakes, and cumulative loss and test accuracy to 1e-9 (relative),
 #       accuracies at least 83.5% (a9a) and 90% (USPS); `predict` at the largest NP on the model
 #       saved at the first reproduces the test accuracy and mean loss; rank 0 prints progress lines
@@ -67,6 +67,15 @@
 #       NP: the report's fields, each learner's buffer size (R × ceil(d/NP) doubles, R = ℓ or 2ℓ) and
 #       Allreduce calls per example (one, plus one per FD shrink), the mean loss the same at every NP
 #       to 1e-9; bad options (one error line each). Timings are never compared.
+#   run_cli_tests.sh predict_io_errors ADASKETCH MPIEXEC DATA_DIR NP
+#       --predictions, --data - and HDF5 input with bad options and files at NP ranks: one error line
+#       each, as for `errors`; a failed predict leaves neither the predictions file nor its temporary.
+#   run_cli_tests.sh predict_io ADASKETCH MPIEXEC DATA_DIR NP...
+#       `predict --predictions` (a9a logistic, USPS softmax) at every NP: byte-identical files, one
+#       line per example whose labels and probabilities agree with the report's mistakes (awk);
+#       `train --test --predictions` equals `predict` with the saved model; `--data -` (plain, gzip)
+#       gives the model file, numbers and predictions of the file; HDF5 (float64, float32) trains to the
+#       model file of the same rows in LIBSVM form.
 #
 # Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
 # and awk are used to read the JSON reports
@@ -80,7 +89,7 @@ shift 4
 work=$(mktemp -d "${TMPDIR:-/tmp}/adasketch-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export OPENBLAS_NUM_THREADS=1
-# --quiet: stop Open MPI's mpirun from adding its own banner when ranks exit non-zero (README).
+# --quiet: stop Open MPI's mpirun from adding its own banner when ranks exit non-zero (docs/cli.md).
 mpi_flags=(--oversubscribe --quiet)
 [ "$(id -u)" = 0 ] && mpi_flags+=(--allow-run-as-root)
 
@@ -439,6 +448,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/synthetic_tests.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/output_tests.sh"
 # The bench_learners mode (adasketch-bench-learners).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_tests.sh"
+# The predict_io_errors and predict_io modes (--predictions, --data -, HDF5 input).
+source "$(dirname "${BASH_SOURCE[0]}")/predict_io_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -453,8 +464,10 @@ case $mode in
   hostile) bash "$(dirname "${BASH_SOURCE[0]}")/../hostile/run_hostile.sh" "$adasketch" "$mpiexec" "$1" || failures=$((failures + 1)) ;;
   bench_learners) bench_learners "$@" ;;
   outputs) outputs "$1" ;;
+  predict_io_errors) predict_io_errors "$1" ;;
+  predict_io) predict_io "$@" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs} PROGRAM MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs|predict_io_errors|predict_io} PROGRAM MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -1,12 +1,14 @@
 #pragma once
 // Everything of the core library in one include, with the exact learners when the build has ScaLAPACK
-// (ADASKETCH_WITH_EXACT_LEARNERS). The exact covariance is included on its own:
+// (ADASKETCH_WITH_EXACT_LEARNERS) and the HDF5 reader
+// when it has parallel HDF5 (ADASKETCH_WITH_HDF5). The exact covariance is included on its own:
 // <adasketch/evaluation/exact_covariance.hpp>, target adasketch::evaluation.
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
 #include "adasketch/data/dense_binary.hpp"
 #include "adasketch/data/example.hpp"
 #include "adasketch/data/example_source.hpp"
+#include "adasketch/data/hdf5_names.hpp"
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/data/memory_source.hpp"
 #include "adasketch/data/synthetic.hpp"
@@ -40,4 +42,7 @@
 #if ADASKETCH_WITH_EXACT_LEARNERS
 #include "adasketch/learners/full_adagrad.hpp"
 #include "adasketch/learners/full_newton.hpp"
+#endif
+#if ADASKETCH_WITH_HDF5
+#include "adasketch/data/hdf5_reader.hpp"
 #endif

@@ -34,6 +34,10 @@ class LibsvmReader::Rounds {
       : path_(path), text_(detail::open_text(comm, path, options.chunk_bytes)),
         scan_(detail::scan_text(comm, *text_, path, options.dim, options.cache_bytes, stats)) {
     if (scan_.cached) text_.reset();  // every pass replays the cache
+    else if (path == detail::kStandardInput)
+      throw InputError(path, 0, "standard input is read once, so its examples are kept in memory, but they do not fit "
+                                "the cache budget (" + std::to_string(options.cache_bytes) +
+                                " bytes per rank): read the data from a file");
     else text_->rewind();
   }
 

@@ -43,6 +43,21 @@ std::array<index_t, 2> size_and_kind(int fd, std::string& failure) {
 
 std::unique_ptr<TextSource> open_text(const Communicator& comm, const std::string& path, index_t chunk) {
   std::string failure;
+  if (path == kStandardInput) {  // read like a gzip stream: zlib passes plain text through as it is
+    gzFile stream = nullptr;
+    if (comm.rank() == 0) {
+      const int fd = ::dup(STDIN_FILENO);
+      stream = fd < 0 ? nullptr : gzdopen(fd, "rb");
+      if (stream == nullptr) {
+        failure = std::string("cannot read standard input: ") + std::strerror(errno);
+        if (fd >= 0) ::close(fd);
+      } else {
+        gzbuffer(stream, 1 << 18);
+      }
+    }
+    agree_open(comm, path, failure);
+    return gzip_text(comm, stream, path, chunk);
+  }
   FileDescriptor file;
   std::array<index_t, 2> header{};  // size, gzip
   if (comm.rank() == 0) {

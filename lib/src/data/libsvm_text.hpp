@@ -51,6 +51,9 @@ class TextSource {
   virtual void rewind() = 0;
 };
 
+/// The path that names standard input: rank 0 reads it as it reads a gzip stream (plain or gzip).
+inline constexpr const char* kStandardInput = "-";
+
 /// Collective. Opens `path` (rank 0 tells plain text from gzip by the magic bytes 1f 8b, as zlib does)
 /// with `chunk` bytes per rank and round. Throws InputError, the same on every rank, if a rank cannot
 /// open it (rank 0's reason, or the first other rank's, named).

@@ -14,6 +14,10 @@
 // pass only exchanges them), else every pass parses the text again. Memory per rank: O(P ·
 // chunk_bytes) of text and examples in flight (plus the longest line), and the cache if kept.
 // next(), skip() and rewind() must be called alike on every rank (next() and skip() communicate).
+//
+// The path "-" is standard input, read by rank 0 only (plain or gzip text, handed out as a gzip
+// file's is). It cannot be read twice, so the validating pass must keep its examples: a stream
+// whose examples exceed `cache_bytes` on some rank is an InputError after that pass.
 #include <memory>
 #include <string>
 

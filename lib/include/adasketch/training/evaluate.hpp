@@ -1,11 +1,14 @@
 #pragma once
 // Scoring a learner or a saved model on a data stream without updating it. Collective: every rank
 // calls evaluate() with its own source (same examples, own features).
+#include <functional>
+#include <span>
 #include <string>
 
 #include "adasketch/data/example_source.hpp"
 #include "adasketch/io/linear_model.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/sketch/local_row.hpp"
 #include "adasketch/training/label_map.hpp"
 
 namespace adasketch {
@@ -19,11 +22,16 @@ struct EvaluationStats {
   double seconds = 0.0;
 };
 
+/// Called on every rank after each example, in stream order, with the rank's part of the example and
+/// its scores Wᵀx (K of them; the same on every rank).
+using ScoreSink = std::function<void(const LocalRow& x, std::span<const double> scores)>;
+
 /// Scores every example of the source (after rewind()) with the learner's current weights, without
-/// updating them. Errors as for train().
+/// updating them, handing each example's scores to `sink` (if any). Errors as for train().
 EvaluationStats evaluate(const Learner& learner, ExampleSource& source, const LabelMap& labels,
-                         const std::string& source_name = "data");
+                         const std::string& source_name = "data", const ScoreSink& sink = {});
 /// The same with a saved model and its own label map.
-EvaluationStats evaluate(const LinearModel& model, ExampleSource& source, const std::string& source_name = "data");
+EvaluationStats evaluate(const LinearModel& model, ExampleSource& source, const std::string& source_name = "data",
+                         const ScoreSink& sink = {});
 
 }  // namespace adasketch
