@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "adasketch/data/dense_binary.hpp"
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/data/synthetic_spec.hpp"
 #include "adasketch/error.hpp"
+#include "adasketch/training/label_map.hpp"
 
 namespace adasketch::driver {
 
@@ -83,7 +85,7 @@ DataInput open_data(const Communicator& comm, const std::string& path, index_t d
     data.format = "synthetic";
     data.rows = spec->examples();
     data.source = make_synthetic(comm, *spec);
-    if (spec->sign_labels()) data.known_labels = LabelRange{-1.0, 1.0, true};
+    if (spec->sign_labels()) data.known_labels = LabelRange{-1.0, 1.0, true, {-1.0, 1.0}};
   } else if (is_dense_binary(comm, path)) {
     auto reader = std::make_unique<DenseBinaryReader>(comm, path);
     data.format = "dense-binary";
@@ -111,12 +113,13 @@ std::optional<ParseThroughput> parse_throughput(const Communicator& comm, const 
                          static_cast<double>(comm.allreduce_sum(s.examples)), comm.allreduce_max(s.seconds())};
 }
 
-LabelRange label_range(ExampleSource& source, const std::string& path) {
+LabelRange label_range(const Communicator& comm, ExampleSource& source, const std::string& path) {
   LabelRange range;
   if (const auto* libsvm = dynamic_cast<const LibsvmReader*>(&source)) {
     const DatasetInfo& info = libsvm->info();
-    return {info.label_min, info.label_max, info.labels_integral};
+    return {info.label_min, info.label_max, info.labels_integral, info.labels};
   }
+  std::set<double> values;
   Example example;
   bool first = true;
   source.rewind();
@@ -126,9 +129,11 @@ LabelRange label_range(ExampleSource& source, const std::string& path) {
     range.min = first ? y : std::min(range.min, y);
     range.max = first ? y : std::max(range.max, y);
     range.integral = range.integral && y == std::floor(y);
+    if (values.size() <= LabelMap::kMaxValues) values.insert(y);
     first = false;
   }
   source.rewind();
+  range.values = agree_label_values(comm, std::vector<double>(values.begin(), values.end()));
   return range;
 }
 

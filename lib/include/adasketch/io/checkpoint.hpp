@@ -2,9 +2,10 @@
 // Checkpoint files: the complete state of a learner (Learner::state_fields) and of its training run
 // (TrainingState), written atomically with MPI-IO and readable at any rank count.
 //
-// Format (little-endian), version 3 (this build also reads version 2 files: see below):
+// Format (little-endian), version 4, or 3 when it would be the same (this build also reads version 2
+// files: see below):
 //   bytes   0..7    magic "ADSKCKPT"
-//           8..11   uint32 format version (3)
+//           8..11   uint32 format version (4; 3 without bias and label values)
 //          12..15   uint32 label map code (LabelMap::Kind)
 //          16..23   uint64 d                          24..31  uint64 K (scores per example)
 //          32..63   algorithm, ASCII, NUL-padded      64..95  loss name
@@ -22,9 +23,11 @@
 //         496..499  uint32 sketch form (FormChoice: 0 auto, 1 dense, 2 sparse)
 //         500..503  uint32 E, the bytes of the spec extension
 //         504..511  uint64 FNV-1a of bytes 0..503
-//         512..     spec extension, E = 56 + 8m bytes: λ₁, λ₂, τ (float64), flags (uint64, bit 0:
-//                   diagonal rescaling), ScaLAPACK grid rows (uint64), m (uint64), Oja's γ_1..γ_m
-//                   (float64), FNV-1a of the extension's other bytes
+//         512..     spec extension, E = 56 + 8m (+ 16 + 8L) bytes: λ₁, λ₂, τ (float64), flags (uint64,
+//                   bit 0: diagonal rescaling), ScaLAPACK grid rows (uint64), m (uint64), Oja's
+//                   γ_1..γ_m (float64), version 4 only: the bias B (float64, 0: none), L (uint64)
+//                   and the label map's L values (float64, LabelMap::values()); then the FNV-1a of
+//                   the extension's other bytes
 //         512 + E.. field table, n × 80 bytes: name (32, NUL-padded), kind (StateFields::Kind), items,
 //                   width, byte offset of the data, checksum, reserved (zero), each uint64
 //         then      the data: the replicated fields, then the blocks, in table order, 8 bytes per
@@ -60,6 +63,7 @@ struct CheckpointRun {
   int passes = 1;             ///< passes the run was asked for
   std::string data_name;      ///< the training data (for messages)
   index_t data_examples = 0;  ///< its examples per pass (a sanity check on resume); 0: unknown
+  double bias = 0.0;          ///< the bias B (> 0: the learner's last feature is B in every example)
 };
 
 /// A checkpoint's header.

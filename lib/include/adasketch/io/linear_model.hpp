@@ -3,20 +3,23 @@
 // learner's, and its file format. A model saved at one rank count loads at any other: each rank
 // reads the rows of W its own block needs.
 //
-// File format (little-endian), version 1:
+// File format (little-endian), version 2 (version 1: see below):
 //   bytes   0..7    magic "ADSKMODL"
-//           8..11   uint32 format version (1)
+//           8..11   uint32 format version (2)
 //          12..15   uint32 label map code (LabelMap::Kind)
-//          16..23   uint64 d
+//          16..23   uint64 d, the rows of W (with the bias feature, if any: the last row)
 //          24..31   uint64 K (scores per example: classes for softmax, else 1)
 //          32..63   algorithm name, ASCII, NUL-padded (e.g. "ada-diag")
 //          64..95   loss name, ASCII, NUL-padded (e.g. "logistic")
-//          96..111  reserved, zero
+//          96..103  uint64 L, the label values of the map (LabelMap::values(); 0 for the other kinds)
+//         104..111  float64 bias B ≥ 0 (0: none; B > 0: feature d holds B in every example)
 //         112..119  uint64 weights checksum: Σ_e mix(e, bits(w_e)) mod 2⁶⁴ over e = j·K + k, with
 //                   mix(e, b) = splitmix64(b XOR splitmix64(e)) (order-free, so rank-count-free)
-//         120..127  uint64 header checksum: FNV-1a (64-bit) of bytes 0..119
+//         120..127  uint64 header checksum: FNV-1a (64-bit) of bytes 0..119 and then of the L label values
 //         128..     d·K float64, feature-major: W[j, k] at byte 128 + 8(j·K + k)
-// The file size is exactly 128 + 8·d·K. save() writes FILE.tmp with MPI-IO (each rank its rows)
+//         then      L float64 label values, ascending
+// The file size is exactly 128 + 8·d·K + 8·L. Version 1 (written when L = 0 and there is no bias)
+// has bytes 96..111 zero. save() writes FILE.tmp with MPI-IO (each rank its rows)
 // and renames it to FILE on rank 0 after every rank has closed it, so FILE is never half-written.
 #include <span>
 #include <string>
@@ -33,9 +36,9 @@ namespace adasketch {
 
 class LinearModel {
  public:
-  /// A copy of the learner's current weight slice, with the label map its training data used.
-  /// Local (no communication).
-  LinearModel(const Learner& learner, const LabelMap& labels);
+  /// A copy of the learner's current weight slice, with the label map its training data used and
+  /// its bias B (> 0: the learner's last feature is the constant B; 0: none). Local (no communication).
+  LinearModel(const Learner& learner, const LabelMap& labels, double bias = 0.0);
 
   /// Collective. Reads a model file written at any rank count, partitioned for comm. Throws
   /// InputError naming the file, identically on every rank, for a missing, truncated or corrupt
@@ -49,7 +52,12 @@ class LinearModel {
 
   const Communicator& comm() const noexcept { return comm_; }
   const BlockPartition& partition() const noexcept { return partition_; }
+  /// The rows of W: the data's features, and the bias feature if any.
   index_t dim() const noexcept { return partition_.dim(); }
+  /// The bias B (0: none).
+  double bias() const noexcept { return bias_; }
+  /// The features of the data: dim() without the bias feature.
+  index_t data_dim() const noexcept { return dim() - (bias_ > 0.0 ? 1 : 0); }
   int outputs() const noexcept { return loss_.outputs(); }
   const std::string& algorithm() const noexcept { return algorithm_; }
   const Loss& loss() const noexcept { return loss_; }
@@ -62,7 +70,7 @@ class LinearModel {
 
  private:
   LinearModel(const Communicator& comm, const BlockPartition& partition, std::string algorithm, const Loss& loss,
-              const LabelMap& labels);
+              const LabelMap& labels, double bias);
   static LinearModel load(const Communicator& comm, const std::string& path, const BlockPartition* partition);
 
   Communicator comm_;
@@ -70,10 +78,11 @@ class LinearModel {
   std::string algorithm_;
   Loss loss_;
   LabelMap labels_;
+  double bias_ = 0.0;
   std::vector<double> weights_;
 };
 
-/// Collective: LinearModel(learner, labels).save(path).
-void save_model(const Learner& learner, const LabelMap& labels, const std::string& path);
+/// Collective: LinearModel(learner, labels, bias).save(path).
+void save_model(const Learner& learner, const LabelMap& labels, const std::string& path, double bias = 0.0);
 
 }  // namespace adasketch
