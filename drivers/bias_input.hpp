@@ -7,10 +7,14 @@
 namespace adasketch::driver {
 
 /// `source` with the bias feature appended when bias > 0 (the wrapper is held in `holder`), else
-/// `source` itself.
-inline ExampleSource& with_bias(ExampleSource& source, double bias, int rank, std::optional<BiasSource>& holder) {
+/// `source` itself; split as `partition` if given, else as with_bias_feature.
+inline ExampleSource& with_bias(const Communicator& comm, ExampleSource& source, double bias,
+                                std::optional<BiasSource>& holder, const BlockPartition* partition = nullptr) {
   if (bias <= 0.0) return source;
-  holder.emplace(source, bias, rank);
+  if (partition != nullptr)
+    holder.emplace(comm, source, bias, *partition);
+  else
+    holder.emplace(comm, source, bias);
   return *holder;
 }
 

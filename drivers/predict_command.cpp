@@ -86,7 +86,7 @@ int run_predict(const Communicator& comm, std::span<const std::string> args) {
   DataInput data = open_data(comm, path, model.data_dim(), "option --data", "option --data (with the model's d)");
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   std::optional<BiasSource> biased;  // the model's bias feature, split as the training run split it
-  ExampleSource& examples = with_bias(*source, model.bias(), comm.rank(), biased);
+  ExampleSource& examples = with_bias(comm, *source, model.bias(), biased);
   if (biased) model = LinearModel::load(comm, opts.text("model"), examples.partition());
   const EvaluationStats stats = evaluate(model, examples, path);
   const double wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());

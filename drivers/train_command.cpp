@@ -214,7 +214,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
   std::optional<BiasSource> biased;
-  ExampleSource& examples = with_bias(*source, bias, comm.rank(), biased);
+  ExampleSource* examples = &with_bias(comm, *source, bias, biased);
   if (resumed && resumed->run.data_examples != 0 && r.rows != resumed->run.data_examples)
     throw InputError(path, 0, "has " + std::to_string(r.rows) + " examples, but the checkpoint '" + resume_path +
                                   "' was written for " + std::to_string(resumed->run.data_examples) + " (" +
@@ -231,10 +231,22 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   if (spec.loss == LossKind::softmax) spec.classes = resumed ? resumed->classes : labels.classes();
   r.classes = spec.loss == LossKind::softmax ? spec.classes : 1;
   std::unique_ptr<Learner> learner;
+  const auto build = [&] {
+    return with_memory_context(spec.algorithm + " (d = " + std::to_string(r.dim) + ", K = " + std::to_string(r.classes) +
+                                   ", ell = " + std::to_string(spec.ell) + ")",
+                               [&] { return make_learner(comm, examples->partition(), spec); });
+  };
   try {
-    learner = with_memory_context(spec.algorithm + " (d = " + std::to_string(r.dim) + ", K = " + std::to_string(r.classes) +
-                                      ", ell = " + std::to_string(spec.ell) + ")",
-                                  [&] { return make_learner(comm, examples.partition(), spec); });
+    try {
+      learner = build();
+    } catch (const InvalidArgument&) {
+      // The exact learners need equal blocks, which the bias feature's default place can break (when
+      // the rank count divides d): they get the uniform split, the entries moving to their ranks.
+      if (!biased || examples->partition().is_uniform()) throw;
+      const BlockPartition uniform(r.dim + 1, comm.size());
+      examples = &with_bias(comm, *source, bias, biased, &uniform);
+      learner = build();
+    }
   } catch (const InvalidArgument& e) {
     throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
   }
@@ -269,8 +281,8 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     };
   }
   const InjectedFault fault = requested_fault();  // a test hook (fault_injection.hpp)
-  FaultInjectingSource faulty(examples, fault);
-  r.train = train(*learner, fault.rank == comm.rank() ? faulty : examples, labels, training);
+  FaultInjectingSource faulty(*examples, fault);
+  r.train = train(*learner, fault.rank == comm.rank() ? faulty : *examples, labels, training);
   r.form = learner->spec().form;
   if (r.train.stopped) {
     if (comm.rank() == 0)
@@ -288,7 +300,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     r.test_format = test.format;
     CollectiveOwner<ExampleSource> test_source(std::move(test.source));
     std::optional<BiasSource> test_biased;
-    r.test = evaluate(*learner, with_bias(*test_source, bias, comm.rank(), test_biased), labels, test_path);
+    r.test = evaluate(*learner, with_bias(comm, *test_source, bias, test_biased, &learner->partition()), labels, test_path);
     r.tested = true;
   }
   if (!model_path.empty()) save_model(*learner, labels, model_path, bias);
