@@ -61,7 +61,8 @@
 #       to 1e-9; bad options (one error line each). Timings are never compared.
 #   run_cli_tests.sh labels_export ADASKETCH MPIEXEC DATA_DIR NP
 #       On tiny generated data (d = 4) at NP ranks: --bias 1 takes the test mistakes of a boundary away
-#       from the origin from ≥ 50 to ≤ 16 of 200, on sparse and dense rows alike; labels {1,3} map to
+#       from the origin from ≥ 50 to ≤ 16 of 200, on sparse and dense rows alike, and equals an explicit
+#       constant feature (ada-diag, and full-on, whose equal blocks move entries); labels {1,3} map to
 #       ±1 and {2,5,7} to K = 3 classes; `export --format liblinear` loads in liblinear-predict with
 #       adasketch predict's accuracy and the labels of the text export's W; numpy.load of the npy
 #       export equals the text export; a resumed run keeps bias and labels; errors (unknown label,
