@@ -1,5 +1,5 @@
 #pragma once
-// `adasketch train`'s checkpoints (README "Failure and restart"): the --checkpoint, --checkpoint-every
+// `adasketch train`'s checkpoints (docs/slurm.md): the --checkpoint, --checkpoint-every
 // and --resume options, the SIGTERM flag, and a test hook that crashes a save.
 //
 // --resume FILE takes every learner option (--algo, --loss, --ell, --eta, --delta, --alpha0, --C,

@@ -13,7 +13,7 @@
 #
 # Environment: DATA, TEST (default tests/data/a9a.gz, a9a.t.gz), ELL (default 20), EXTRA (more
 # train options), OUT (default results/rank_differences), ADASKETCH (default build/drivers/adasketch).
-# Needs python3 to read the model files (format in the README).
+# Needs python3 to read the model files (format in docs/formats.md).
 set -euo pipefail
 here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 source "$here/jobs/mpi_env.sh"

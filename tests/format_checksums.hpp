@@ -1,5 +1,5 @@
 #pragma once
-// The checksums of the model and checkpoint files, written out again from the README (not the
+// The checksums of the model and checkpoint files, written out again from docs/formats.md (not the
 // library's code), so that tests and fuzz targets can reseal an edited file and reach the checks
 // behind its checksums.
 #include <cstddef>
@@ -8,7 +8,7 @@
 
 namespace adasketch::test {
 
-/// splitmix64, as the README's checksums use it.
+/// splitmix64, as the checksums of docs/formats.md use it.
 inline std::uint64_t splitmix64(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

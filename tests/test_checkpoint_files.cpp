@@ -82,7 +82,7 @@ std::size_t table_at(const std::vector<char>& b) {
   return 512 + extension;
 }
 
-// Sets word `index` of field `name` to `value` and reseals the field's checksum (README:
+// Sets word `index` of field `name` to `value` and reseals the field's checksum (docs/formats.md:
 // Σ_e splitmix64(word_e XOR splitmix64(e)) over its words), the table's (FNV-1a at 280) and the
 // header's: a crafted file that only the reader's and the object's own checks can refuse.
 void set_field_word(std::vector<char>& b, const std::string& name, std::size_t index, std::uint64_t value) {

@@ -162,7 +162,7 @@ Counts stream_counts(const Communicator& comm, LibsvmReader& reader) {
   return c;
 }
 
-// Published figures from data/README.md, independent of this code.
+// Published figures from tests/data/README.md, independent of this code.
 TEST(LibsvmReader, A9aMatchesPublishedCounts) {
   const auto comm = test::world();
   LibsvmReader reader(comm, kA9a);

@@ -80,7 +80,7 @@ LearnerSpec spec_for(const std::string& algorithm, bool softmax, FormChoice form
   s.eta = son ? 1.0 : 0.2;
   s.delta = 0.5;
   // SON's regime where round-off is not amplified from step to step (α = 1 is chaotic on such data,
-  // README "Determinism"): both forms then agree to round-off over the whole run.
+  // docs/distribution.md, "Determinism"): both forms then agree to round-off over the whole run.
   s.alpha0 = 20.0;
   s.C = 1.0;
   s.sigma = 0.1;

@@ -73,7 +73,7 @@ TEST(SyntheticSpec, ReadsEverySparseKey) {
 }
 
 TEST(SyntheticSpec, AbsentKeysTakeTheDocumentedDefaults) {
-  // The defaults the README and --help state (the papers' settings).
+  // The defaults docs/formats.md and --help state (the papers' settings).
   const SyntheticSpec r = parse_synthetic_spec("synthetic:low-rank-regression", "x");
   const auto& o = std::get<LowRankRegressionOptions>(r.options);
   EXPECT_EQ(o.dim, 500);

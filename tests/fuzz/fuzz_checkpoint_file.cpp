@@ -1,6 +1,6 @@
 // libFuzzer target: the checkpoint reader (read_checkpoint_header, then load_checkpoint into the
 // learner make_learner builds from the header, as `adasketch train --resume` does) on MPI_COMM_SELF.
-// Byte 0 picks which checksums this target recomputes, by the README's formulas, before writing the
+// Byte 0 picks which checksums this target recomputes, by the formulas of docs/formats.md, before writing the
 // rest as the file (bit 0: every field's checksum, from the field table; bit 1: the table's and the
 // spec extension's; bit 2: the header's), so that mutations also reach the checks behind them and
 // the state a crafted file installs. Invariants:

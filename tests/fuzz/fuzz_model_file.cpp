@@ -1,6 +1,6 @@
 // libFuzzer target: the model file reader (LinearModel::load) on MPI_COMM_SELF. Byte 0 picks which
 // checksums this target recomputes before writing the rest as the file (bit 0: the weights
-// checksum, bit 1: the header checksum, by the README's formulas), so that mutations also reach the
+// checksum, bit 1: the header checksum, by the formulas of docs/formats.md), so that mutations also reach the
 // checks behind them. Errors must be InputErrors; a model that loads must save back to the very
 // same bytes (the format has one encoding per model).
 #include <cstdint>

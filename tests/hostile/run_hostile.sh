@@ -70,7 +70,7 @@ splitmix64() {
   z=$(((z ^ ((z >> 27) & 0x1fffffffff)) * 0x94d049bb133111eb))
   echo $((z ^ ((z >> 31) & 0x1ffffffff)))
 }
-# reseal_checkpoint FILE [FIELD]: recomputes, by the README's formulas, the checksum of the one-word
+# reseal_checkpoint FILE [FIELD]: recomputes, by the formulas of docs/formats.md, the checksum of the one-word
 # field number FIELD (if given), then the field table's and the header's, so that the readers get
 # past them to the checks behind (a crafted file, not an accident).
 reseal_checkpoint() {
@@ -87,7 +87,7 @@ reseal_checkpoint() {
 # checkpoint_table FILE: where a (version 3) checkpoint's field table starts: after the 512-byte
 # header and the spec extension, whose size is the uint32 at 500.
 checkpoint_table() { echo $((512 + ($(get64 "$1" 496) >> 32))); }
-# reseal_model FILE: recomputes a model file's weights checksum and header checksum (README).
+# reseal_model FILE: recomputes a model file's weights checksum and header checksum (docs/formats.md).
 reseal_model() {
   local f=$1 sum=0 e n
   n=$((($(wc -c <"$f") - 128) / 8))

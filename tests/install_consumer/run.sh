@@ -9,6 +9,7 @@
 #   shared: the library alone rebuilt from the sources with BUILD_SHARED_LIBS=ON (no drivers, no
 #           tests), installed, then the same two consumers (pkg-config without --static), and a
 #           check that the consumer really loads libadasketch.so.
+#   README: the C++ example of README.md, built as the README says and run at 1, 2 and 3 ranks.
 # Usage: run.sh <build-dir> <mpiexec> <source-dir>
 set -euo pipefail
 build="$1"; mpiexec="$2"; source="$3"
@@ -47,6 +48,15 @@ cmake --install "$build" --prefix "$work/static" >/dev/null
 test -x "$work/static/bin/adasketch"
 test -f "$work/static/lib/libadasketch.a"
 consumers "$work/static" static --static
+
+# The README's library example, as a reader would build it (its command line, pkg-config --static).
+awk '/^```cpp$/ { keep = 1; next } /^```$/ { keep = 0 } keep' "$source/README.md" >"$work/readme.cpp"
+test -s "$work/readme.cpp"
+# shellcheck disable=SC2046,SC2086
+mpicxx -std=c++20 $cxx_flags "$work/readme.cpp" -o "$work/readme" \
+  $(PKG_CONFIG_PATH="$(dirname "$(find "$work/static" -name adasketch.pc | head -1)")" pkg-config --static --cflags --libs adasketch)
+(cd "$work" && run_everywhere "README example" "$work/readme")
+test -s "$work/toy.model"
 
 # The C, Fortran and Python interfaces as installed.
 "$work/static/bin/adasketch" generate --data synthetic:sparse-classification:d=200,n=300,nnz=10 --format libsvm \

@@ -6,7 +6,7 @@
 // Decompressing on one rank is forced (a deflate stream has no points to start from), but parsing
 // stays parallel: shipping the decompressed text costs one Scatterv of the round's bytes, while
 // parsing on rank 0 and scattering the entries would send more bytes (16 a nonzero against about 10
-// of text) and serialize both costs on rank 0. Measured (README, Data), rank 0 decompresses at
+// of text) and serialize both costs on rank 0. Measured (docs/formats.md, Data), rank 0 decompresses at
 // about the speed one rank parses, so it keeps no block of its own and reads ahead instead.
 #include <zlib.h>
 

@@ -32,7 +32,7 @@ CompositeLasso::CompositeLasso(const Communicator& comm, const Srht& srht, doubl
   for (auto* v : {&e_, &sign_, &beta_, &work_, &work2_}) v->assign(L, 0.0);
   s1_.assign(k, 0.0);
   reduce_.assign(2 * k + 3, 0.0);
-  newton_.assign(3 * packed + 2 * k + 2, 0.0);
+  newton_.assign(3 * packed + 2 * k + 3, 0.0);
   system_.assign(4 * k * k, 0.0);
   rhs_.assign(2 * k, 0.0);
   pivots_.assign(2 * k, 0);
@@ -83,20 +83,22 @@ void CompositeLasso::gradient(Point& p) {
   }
   srht_.transpose(s1_, work_);
   srht_.transpose(p.a, work2_);
-  // The magnitudes of the terms summed inside Π̃ᵀs1 and Π̃ᵀa (through a and b, every entry of Π̃
-  // being ±1/√n): the round-off level of those two terms of r_j, which cancel when D is large.
+  // Bounds on the magnitudes of the terms summed inside Π̃ᵀs1 and Π̃ᵀa (through a and b, every entry
+  // of Π̃ being ±1/√n): the round-off level of those two terms of r_j, which cancel when D is large.
   const double root_n = std::sqrt(static_cast<double>(srht_.dim()));
   const double s1_terms = (block_abs_sum_ * p.a_terms + static_cast<double>(k) * p.b_terms) / root_n;
   const double pa_terms = static_cast<double>(k) * p.a_terms / root_n;
-  omega2_ = scale2_ = p.face_omega2 = 0.0;
+  omega2_ = scale2_ = floor2_ = p.face_omega2 = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) {
     const double x = p.x[j], ex = e_[j] * x, dpa = q.d[j] * work2_[j];
     const double r = ex + work_[j] - dpa + q.u[j];  // (Qx + u)_j
     p.r[j] = r;
     const double omega = x != 0.0 ? std::abs(r + std::copysign(q.mu, x)) : std::max(std::abs(r) - q.mu, 0.0);
-    const double scale = std::abs(ex) + s1_terms + q.d[j] * pa_terms + std::abs(q.u[j]) + q.mu;
+    const double scale = std::abs(ex) + std::abs(work_[j]) + std::abs(dpa) + std::abs(q.u[j]) + q.mu;
+    const double floor = std::abs(ex) + s1_terms + q.d[j] * pa_terms + std::abs(q.u[j]) + q.mu;
     omega2_ += omega * omega;
     scale2_ += scale * scale;
+    floor2_ += floor * floor;
     if (x != 0.0) p.face_omega2 += omega * omega;
     const double z = ex - r;  // support prediction: |E_j x_j − r_j| > μ
     sign_[j] = z > q.mu ? 1.0 : z < -q.mu ? -1.0 : 0.0;
@@ -125,9 +127,11 @@ bool CompositeLasso::reduce_newton_data() {
   srht_.forward(work2_, out.subspan(3 * packed + k, k));
   out[3 * packed + 2 * k] = omega2_;
   out[3 * packed + 2 * k + 1] = scale2_;
+  out[3 * packed + 2 * k + 2] = floor2_;
   comm_.allreduce_sum(newton_);
   const double omega2 = out[3 * packed + 2 * k], scale2 = out[3 * packed + 2 * k + 1];
   if (!std::isfinite(omega2)) throw NumericError("CompAdaGrad ℓ1 step: the subgradient is not finite");
+  at_floor_ = omega2 <= tolerance_ * tolerance_ * out[3 * packed + 2 * k + 2];
   return omega2 <= tolerance_ * tolerance_ * scale2;
 }
 
@@ -227,13 +231,23 @@ CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::sp
   evaluate(current_);
   gradient(current_);
   bool candidate = false;  // current_ is a Newton point not yet compared with kept_
+  bool safeguard = false;  // current_ comes from a feature-sign or proximal-gradient step from kept_
   Iterations done;
+  const auto finish = [&](const Point& p) {
+    std::copy_n(p.x.begin(), local_, x.begin());
+    std::copy(p.a.begin(), p.a.end(), a.begin());
+    return done;
+  };
   for (;;) {
-    if (reduce_newton_data()) {
-      std::copy_n(current_.x.begin(), local_, x.begin());
-      std::copy(current_.a.begin(), current_.a.end(), a.begin());
-      return done;
+    if (reduce_newton_data()) return finish(current_);
+    current_.at_floor = at_floor_;
+    // A safeguard step that does not decrease f is round-off: the kept point is as good as the
+    // arithmetic allows if its subgradient is at the round-off level s' of its terms.
+    if (safeguard && !(current_.f < kept_.f) && kept_.at_floor) {
+      done.at_round_off = true;
+      return finish(kept_);
     }
+    safeguard = false;
     if (done.newton + done.face + done.proximal >= max_iterations_) break;
     if (candidate && !(current_.f < kept_.f)) {  // no decrease: a feature-sign step from the kept point
       if (face_step(kept_, current_)) {
@@ -245,6 +259,7 @@ CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::sp
       evaluate(current_);
       gradient(current_);
       candidate = false;
+      safeguard = true;
       continue;
     }
     std::swap(current_, kept_);  // keep it (the Newton data just reduced belong to it)

@@ -29,12 +29,14 @@
 // instance, however ill-conditioned Q is. Should a step make no progress (round-off), a
 // proximal-gradient step x ← soft_{μ/L}(x − r/L) with L = max(‖K̂‖, max D) + λ ≥ ‖Q‖ (Q is block
 // diagonal on Im P ⊕ Im P⊥) is taken instead, which decreases f. The solve stops when the
-// minimum-norm subgradient ω_j = dist(0, ∂_j f(x)) satisfies ‖ω‖₂ ≤ tolerance·‖s‖₂, s_j a bound on
-// the magnitudes of all the terms summed to compute r_j, those inside the transforms included, plus μ
-// (the round-off level of ω is a few units of s_j: with a large D, DΠ̃ᵀa and Π̃ᵀ(K̂ + M)a cancel, and
-// their terms, not their values, set it).
+// minimum-norm subgradient ω_j = dist(0, ∂_j f(x)) satisfies ‖ω‖₂ ≤ tolerance·‖s‖₂, s_j the sum of the
+// magnitudes of the terms of r_j plus μ. With τD large this can be out of reach: Π̃ᵀ(K̂ + M)a and DΠ̃ᵀa
+// cancel, and the round-off level of ω is set by the terms summed inside the transforms, bounded by
+// s'_j ≥ s_j. That is when a safeguard step fails to decrease f (impossible in exact arithmetic); the
+// solve then returns the kept point if ‖ω‖₂ ≤ tolerance·‖s'‖₂ there (Iterations::at_round_off).
+// Where the first test is met, the second changes nothing.
 //
-// Cost of a Newton iteration: two Allreduces (3k(k+1)/2 + 2k + 2 numbers: the Newton data; 2k + 3
+// Cost of a Newton iteration: two Allreduces (3k(k+1)/2 + 2k + 3 numbers: the Newton data; 2k + 3
 // numbers: f, Π̃x, Π̃Dx, ‖x‖₁, ‖Dx‖₁), O(L log L + k² log n) local work for L local coordinates and O(k³)
 // replicated; a feature-sign step adds four small Allreduces and one of Newton data.
 // Started at the previous weights, whose support changes little between examples, it usually stops
@@ -65,6 +67,7 @@ class CompositeLasso {
     int newton = 0;    ///< Newton points computed
     int face = 0;      ///< feature-sign steps (after a rejected Newton point)
     int proximal = 0;  ///< proximal-gradient steps (after a feature-sign step without progress)
+    bool at_round_off = false;  ///< stopped at the round-off floor (see the stopping rule above)
   };
 
   /// Scratch for srht.local_size() coordinates and srht.rows() rows.
@@ -83,13 +86,14 @@ class CompositeLasso {
     double f = 0.0;
     double a_terms = 0.0, b_terms = 0.0;     ///< ‖x‖₁/√n ≥ |a_i|, ‖Dx‖₁/√n ≥ |b_i|
     double face_omega2 = 0.0, scale2 = 0.0;  ///< local: ω² on supp(x), and s² (set by gradient())
+    bool at_floor = false;                   ///< ‖ω‖ ≤ tolerance·‖s'‖ (set after reduce_newton_data())
   };
   /// p.a, p.b, p.f from p.x (one Allreduce).
   void evaluate(Point& p);
   /// p.r, and the support prediction, ω² and s² of p (local) for the next reduction.
   void gradient(Point& p);
-  /// The Newton data of the predicted support, ‖ω‖² and ‖s‖² (one Allreduce); returns whether p is
-  /// optimal to the tolerance.
+  /// The Newton data of the predicted support, ‖ω‖², ‖s‖² and ‖s'‖² (one Allreduce); returns whether
+  /// the point of the last gradient() is optimal to the tolerance, and sets at_floor_ by s'.
   bool reduce_newton_data();
   /// to.x: the Newton point of the support predicted at the last gradient().
   void newton_point(Point& to);
@@ -112,7 +116,8 @@ class CompositeLasso {
   std::vector<double> s1_, reduce_, newton_, system_, rhs_;
   std::array<double, 2> face_sums_{};
   std::vector<int> pivots_;
-  double omega2_ = 0.0, scale2_ = 0.0;  ///< local sums of the last gradient()
+  double omega2_ = 0.0, scale2_ = 0.0, floor2_ = 0.0;  ///< local sums of the last gradient()
+  bool at_floor_ = false;
 };
 
 }  // namespace adasketch::detail

@@ -1,11 +1,6 @@
 #pragma once
 // Dense binary example format, read with MPI-IO so each rank reads only its own columns.
-//
-// Layout (little-endian):  bytes 0..7   magic "ADSKDNS1"
-//                          bytes 8..15  uint64 rows n
-//                          bytes 16..23 uint64 features d
-//                          then n records of (d + 1) float64: label, x_1 .. x_d
-// The file size must be exactly 24 + 8·n·(d+1) bytes.
+// The format: docs/formats.md, "Data".
 #include <string>
 #include <vector>
 

@@ -1,13 +1,8 @@
 #pragma once
 // Streaming LIBSVM/SVMlight reader (plain or gzip-compressed text), parsed in parallel.
 //
-// Line grammar: `label idx:val idx:val ... [# comment]`, indices 1-based and strictly ascending,
-// label and values finite; blanks are spaces or tabs. Labels: ±1, 0/1, or class numbers 1..K (the raw
-// value is returned; learners map it). A line with no features is an example with x = 0. Blank and
-// comment-only lines are skipped (they still count for line numbers); "\r\n" line ends, a last
-// line without "\n" and a UTF-8 byte order mark at the start are accepted; indices above 2^62 and
-// NUL bytes are errors. Example::position is the 1-based line number. A truncated or corrupt gzip
-// stream is an InputError, never a short read.
+// The format: docs/formats.md, "Data". Labels are returned raw (learners map them);
+// Example::position is the 1-based line number; a malformed line or gzip stream is an InputError.
 //
 // Distribution: the text is read in rounds; in each, every rank parses the whole lines that start in
 // its chunk of `chunk_bytes` (plain files: read by each rank itself; gzip: decompressed on rank 0

@@ -1,13 +1,6 @@
 #pragma once
 // Text specifications of the synthetic generators (synthetic.hpp), as accepted wherever the drivers
-// take a data file:
-//
-//   synthetic:low-rank-regression[:key=value,...]   keys d, n, lambda0, decay, mean, rank, seed, skip
-//   synthetic:ill-conditioned[:key=value,...]       keys d, n, kappa, ill, seed, skip
-//   synthetic:sparse-classification[:key=value,...] keys d, n, nnz, zipf, noise, seed, skip
-//
-// d, n, rank, ill, nnz, skip are integers, seed a non-negative integer, the others finite numbers.
-// Absent keys take the defaults of the generator's options struct (d: see parse below; nnz at most d).
+// take a data file. The syntax, keys and defaults: docs/formats.md, "Data".
 #include <memory>
 #include <string>
 #include <string_view>

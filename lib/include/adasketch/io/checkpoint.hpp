@@ -2,40 +2,7 @@
 // Checkpoint files: the complete state of a learner (Learner::state_fields) and of its training run
 // (TrainingState), written atomically with MPI-IO and readable at any rank count.
 //
-// Format (little-endian), version 4, or 3 when it would be the same (this build also reads version 2
-// files: see below):
-//   bytes   0..7    magic "ADSKCKPT"
-//           8..11   uint32 format version (4; 3 without bias and label values)
-//          12..15   uint32 label map code (LabelMap::Kind)
-//          16..23   uint64 d                          24..31  uint64 K (scores per example)
-//          32..63   algorithm, ASCII, NUL-padded      64..95  loss name
-//          96..127  eta-schedule name
-//         128..183  ℓ (uint64), η, δ, α₀, C, σ (float64), seed (uint64): LearnerSpec as Learner::spec()
-//         184..191  uint64 ranks of the writer (informational)
-//         192..247  TrainingState: pass, position, examples, mistakes (uint64), cumulative loss,
-//                   seconds (float64), flags (uint64, bit 0: every label so far ±1)
-//         248..255  uint64 passes of the run (informational; a resumed run may keep it)
-//         256..263  uint64 examples per pass of the training data (0: unknown)
-//         264..271  uint64 n, the number of state fields
-//         272..279  uint64 file size
-//         280..287  uint64 FNV-1a of the field table
-//         288..495  training data name (a path, UTF-8, NUL-padded; a longer one keeps its tail)
-//         496..499  uint32 sketch form (FormChoice: 0 auto, 1 dense, 2 sparse)
-//         500..503  uint32 E, the bytes of the spec extension
-//         504..511  uint64 FNV-1a of bytes 0..503
-//         512..     spec extension, E = 56 + 8m (+ 16 + 8L) bytes: λ₁, λ₂, τ (float64), flags (uint64,
-//                   bit 0: diagonal rescaling), ScaLAPACK grid rows (uint64), m (uint64), Oja's
-//                   γ_1..γ_m (float64), version 4 only: the bias B (float64, 0: none), L (uint64)
-//                   and the label map's L values (float64, LabelMap::values()); then the FNV-1a of
-//                   the extension's other bytes
-//         512 + E.. field table, n × 80 bytes: name (32, NUL-padded), kind (StateFields::Kind), items,
-//                   width, byte offset of the data, checksum, reserved (zero), each uint64
-//         then      the data: the replicated fields, then the blocks, in table order, 8 bytes per
-//                   entry (int64 or float64); item i of a block at offset + 8·width·i.
-// Version 2 differs only in bytes 496..503 (the form as uint64) and has no extension (E = 0): the
-// table starts at 512, ℓ ≥ 1, and the spec fields of the extension take LearnerSpec's defaults.
-// Checksums: Σ_e splitmix64(word_e XOR splitmix64(e)) over a field's entries e (the same order-free
-// checksum as the model file's weights), so they do not depend on how blocks were split.
+// The file format: docs/formats.md, "Checkpoint files" (this build also reads version 2 files).
 //
 // Writing: the learner's checkpoint hook first copies state it keeps in another layout into its
 // staged fields (an exact learner's d×d matrix, by feature rows); every rank writes its blocks

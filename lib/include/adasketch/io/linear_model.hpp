@@ -2,25 +2,9 @@
 // A trained linear model W (d × K) held as weight slices, block-partitioned by features like a
 // learner's, and its file format. A model saved at one rank count loads at any other: each rank
 // reads the rows of W its own block needs.
-//
-// File format (little-endian), version 2 (version 1: see below):
-//   bytes   0..7    magic "ADSKMODL"
-//           8..11   uint32 format version (2)
-//          12..15   uint32 label map code (LabelMap::Kind)
-//          16..23   uint64 d, the rows of W (with the bias feature, if any: the last row)
-//          24..31   uint64 K (scores per example: classes for softmax, else 1)
-//          32..63   algorithm name, ASCII, NUL-padded (e.g. "ada-diag")
-//          64..95   loss name, ASCII, NUL-padded (e.g. "logistic")
-//          96..103  uint64 L, the label values of the map (LabelMap::values(); 0 for the other kinds)
-//         104..111  float64 bias B ≥ 0 (0: none; B > 0: feature d holds B in every example)
-//         112..119  uint64 weights checksum: Σ_e mix(e, bits(w_e)) mod 2⁶⁴ over e = j·K + k, with
-//                   mix(e, b) = splitmix64(b XOR splitmix64(e)) (order-free, so rank-count-free)
-//         120..127  uint64 header checksum: FNV-1a (64-bit) of bytes 0..119 and then of the L label values
-//         128..     d·K float64, feature-major: W[j, k] at byte 128 + 8(j·K + k)
-//         then      L float64 label values, ascending
-// The file size is exactly 128 + 8·d·K + 8·L. Version 1 (written when L = 0 and there is no bias)
-// has bytes 96..111 zero. save() writes FILE.tmp with MPI-IO (each rank its rows)
-// and renames it to FILE on rank 0 after every rank has closed it, so FILE is never half-written.
+// The file format: docs/formats.md, "Model files". save() writes FILE.tmp with MPI-IO (each rank
+// its rows) and renames it to FILE on rank 0 after every rank has closed it, so FILE is never
+// half-written.
 #include <span>
 #include <string>
 #include <vector>

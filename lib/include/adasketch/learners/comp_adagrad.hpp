@@ -91,9 +91,8 @@ struct CompAdaGradOptions {
   /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of Π̃GΠ̃ᵀ count as zero, in [0, 1): the eigensolver fixes
   /// them only to about k·u·λ_max, and the square root would turn that into √(k·u·λ_max).
   double rank_tolerance = 1e-15;
-  /// ℓ1 step: stop when ‖dist(0, ∂f(x))‖₂ ≤ lasso_tolerance·‖s‖₂ with s_j a bound on the magnitudes
-  /// of all the terms summed to compute ∂f/∂x_j, inside the SRHT too (so round-off alone cannot prevent
-  /// it), in (0, 1).
+  /// ℓ1 step: stop when ‖dist(0, ∂f(x))‖₂ ≤ lasso_tolerance·‖s‖₂ with s_j the sum of the magnitudes
+  /// of the terms of ∂f/∂x_j (so round-off alone cannot prevent it), in (0, 1).
   double lasso_tolerance = 1e-12;
   /// ℓ1 step: NumericError beyond lasso_max_iterations + 4n solver steps (Newton, feature-sign or
   /// proximal; n = dK padded to a power of two, since a feature-sign step adds one coordinate).
