@@ -27,7 +27,7 @@ BenchExamples BenchExamples::synthetic(const Communicator& comm, index_t dim, st
   e.nnz_ = nnz;
   e.format_ = "synthetic";
   e.name_ = "synthetic rows";
-  e.labels_ = {-1.0, 1.0, true};
+  e.labels_ = {-1.0, 1.0, true, {-1.0, 1.0}};
   e.rng_ = Philox(seed);
   e.fresh_ = pool == 0;
   const BlockPartition part(dim, comm.size());
@@ -45,7 +45,7 @@ BenchExamples BenchExamples::from_file(const Communicator& comm, const std::stri
   BenchExamples e(comm, source->dim());
   e.format_ = data.format;
   e.name_ = path;
-  e.labels_ = label_range(*source, path);
+  e.labels_ = label_range(comm, *source, path);
   e.rows_.reserve(static_cast<std::size_t>(data.rows));
   Example example;
   while (source->next(example)) e.rows_.push_back(example);

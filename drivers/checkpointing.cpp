@@ -94,9 +94,12 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   for (const auto& [option, saved] :
        {std::pair<const char*, std::string>{"algo", s.algorithm}, {"loss", to_string(s.loss)}})
     if (opts.given(option) && opts.text(option) != saved) differs(option, opts.text(option), saved, path);
-  if (opts.given("dim") && opts.integer("dim") != h.dim)
+  const index_t data_dim = h.dim - (h.run.bias > 0.0 ? 1 : 0);  // the learner's d counts the bias feature
+  if (opts.given("dim") && opts.integer("dim") != data_dim)
     throw InvalidArgument("option --dim " + opts.text("dim") + ": the checkpoint '" + path + "' has d = " +
-                          std::to_string(h.dim));
+                          std::to_string(data_dim));
+  if (opts.given("bias") && opts.real("bias") != h.run.bias) differs("bias", opts.text("bias"), exact(h.run.bias), path);
+  opts.set_default("bias", exact(h.run.bias));
   opts.set_default("algo", s.algorithm);
   opts.set_default("loss", to_string(s.loss));
   opts.set_default("ell", std::to_string(s.ell));
@@ -121,7 +124,7 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   // The saved grid lays out the run, not the learner: kept where it fits this rank count.
   if (s.grid_rows > 0 && comm.size() % s.grid_rows == 0) opts.set_default("grid-rows", std::to_string(s.grid_rows));
   opts.set_default("passes", std::to_string(h.run.passes));
-  opts.set_default("dim", std::to_string(h.dim));
+  opts.set_default("dim", std::to_string(data_dim));
   return h;
 }
 

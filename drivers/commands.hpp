@@ -24,5 +24,6 @@ int run_sketch(const Communicator& world, std::span<const std::string> args);
 int run_train(const Communicator& world, std::span<const std::string> args);
 int run_predict(const Communicator& world, std::span<const std::string> args);
 int run_generate(const Communicator& world, std::span<const std::string> args);
+int run_export(const Communicator& world, std::span<const std::string> args);
 
 }  // namespace adasketch::driver

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "adasketch/version.hpp"  // before ADASKETCH_WITH_HDF5 is tested
 #include "adasketch/data/dense_binary.hpp"
@@ -15,6 +16,7 @@
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/data/synthetic_spec.hpp"
 #include "adasketch/error.hpp"
+#include "adasketch/training/label_map.hpp"
 
 namespace adasketch::driver {
 
@@ -113,7 +115,7 @@ DataInput open_data(const Communicator& comm, const std::string& path, index_t d
     data.format = "synthetic";
     data.rows = spec->examples();
     data.source = make_synthetic(comm, *spec);
-    if (spec->sign_labels()) data.known_labels = LabelRange{-1.0, 1.0, true};
+    if (spec->sign_labels()) data.known_labels = LabelRange{-1.0, 1.0, true, {-1.0, 1.0}};
   } else if (path != "-" && is_hdf5(comm, path)) {
 #if ADASKETCH_WITH_HDF5
     auto reader = std::make_unique<Hdf5Reader>(comm, path, h5_names);
@@ -154,12 +156,13 @@ std::optional<ParseThroughput> parse_throughput(const Communicator& comm, const 
                          static_cast<double>(comm.allreduce_sum(s.examples)), comm.allreduce_max(s.seconds())};
 }
 
-LabelRange label_range(ExampleSource& source, const std::string& path) {
+LabelRange label_range(const Communicator& comm, ExampleSource& source, const std::string& path) {
   LabelRange range;
   if (const auto* libsvm = dynamic_cast<const LibsvmReader*>(&source)) {
     const DatasetInfo& info = libsvm->info();
-    return {info.label_min, info.label_max, info.labels_integral};
+    return {info.label_min, info.label_max, info.labels_integral, info.labels};
   }
+  std::set<double> values;
   Example example;
   bool first = true;
   source.rewind();
@@ -169,9 +172,11 @@ LabelRange label_range(ExampleSource& source, const std::string& path) {
     range.min = first ? y : std::min(range.min, y);
     range.max = first ? y : std::max(range.max, y);
     range.integral = range.integral && y == std::floor(y);
+    if (values.size() <= LabelMap::kMaxValues) values.insert(y);
     first = false;
   }
   source.rewind();
+  range.values = agree_label_values(comm, std::vector<double>(values.begin(), values.end()));
   return range;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/data/example_source.hpp"
@@ -15,10 +16,12 @@
 
 namespace adasketch::driver {
 
-/// The smallest and largest label and whether all are integers.
+/// The smallest and largest label, whether all are integers, and the distinct labels (ascending, the
+/// same on every rank, at most LabelMap::kMaxValues + 1 of them).
 struct LabelRange {
   double min = 0.0, max = 0.0;
   bool integral = true;
+  std::vector<double> values;
 };
 
 struct DataInput {
@@ -71,7 +74,7 @@ std::optional<ParseThroughput> parse_throughput(const Communicator& comm, const 
 
 /// Collective. From the LIBSVM reader's validating scan, or (other sources: dense binary, synthetic)
 /// from one pass over the data, which reads (or generates) it all once; the source is rewound
-/// afterwards. `path` names the data in errors.
-LabelRange label_range(ExampleSource& source, const std::string& path);
+/// afterwards. `path` names the data in errors. `comm` agrees on the distinct labels.
+LabelRange label_range(const Communicator& comm, ExampleSource& source, const std::string& path);
 
 }  // namespace adasketch::driver

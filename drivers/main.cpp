@@ -17,6 +17,7 @@ constexpr std::array kCommands{
     Command{"train", "train an online learner on a data file; test it, save the model", run_train},
     Command{"predict", "score a saved model on a data file", run_predict},
     Command{"generate", "write synthetic examples (or convert a data file) to a dense binary or LIBSVM file", run_generate},
+    Command{"export", "write a saved model as a LIBLINEAR model, text or NumPy .npy", run_export},
 };
 
 std::string top_usage() {

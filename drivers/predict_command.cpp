@@ -8,6 +8,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/io/linear_model.hpp"
 #include "adasketch/training/evaluate.hpp"
+#include "bias_input.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
 #include "commands.hpp"
@@ -40,7 +41,7 @@ OptionParser make_parser() {
 void print_summary(const OptionParser& opts, const Communicator& comm, const LinearModel& model,
                    const std::string& format, const EvaluationStats& s) {
   std::printf("adasketch predict: %s (%s, %s loss, d = %lld, K = %d), %d rank%s\n", opts.text("model").c_str(),
-              model.algorithm().c_str(), model.loss().name().c_str(), static_cast<long long>(model.dim()),
+              model.algorithm().c_str(), model.loss().name().c_str(), static_cast<long long>(model.data_dim()),
               model.outputs(), comm.size(), comm.size() == 1 ? "" : "s");
   std::printf("  labels        %s\n", model.labels().describe().c_str());
   std::printf("  data          %s (%s): %lld examples\n", opts.text("data").c_str(), format.c_str(),
@@ -62,7 +63,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("label_map", model.labels().describe());
   j.member("ranks", comm.size());
   j.member("format", format);
-  j.member("d", model.dim());
+  j.member("d", model.data_dim());
   j.member("examples", s.examples);
   j.key("mistakes");
   std::isfinite(s.accuracy) ? j.value(s.mistakes) : j.null();
@@ -87,15 +88,18 @@ int run_predict(const Communicator& comm, std::span<const std::string> args) {
                               {"option --report", report, true},
                               {"option --predictions", predictions, true}});
   check_writable(comm, report, "option --report", true);
-  check_writable(comm, predictions.empty() ? "" : predictions + ".tmp", "option --predictions", false);
-  const LinearModel model = LinearModel::load(comm, opts.text("model"));
-  DataInput data = open_data(comm, path, model.dim(), "option --data", "option --data (with the model's d)", 1,
+  check_writable(comm, predictions, "option --predictions", true);
+  LinearModel model = LinearModel::load(comm, opts.text("model"));
+  DataInput data = open_data(comm, path, model.data_dim(), "option --data", "option --data (with the model's d)", 1,
                               hdf5_names(opts));
   CollectiveOwner<ExampleSource> source(std::move(data.source));
+  std::optional<BiasSource> biased;  // the model's bias feature, split as the training run split it
+  ExampleSource& examples = with_bias(comm, *source, model.bias(), biased);
+  if (biased) model = LinearModel::load(comm, opts.text("model"), examples.partition());
   std::optional<PredictionsFile> out;
   if (!predictions.empty()) out.emplace(comm, predictions, "option --predictions", model.loss(), model.labels(), model.weights());
   const EvaluationStats stats =
-      evaluate(model, *source, path, out ? ScoreSink([&](const LocalRow& x, std::span<const double>) { out->add(x); }) : ScoreSink());
+      evaluate(model, examples, path, out ? ScoreSink([&](const LocalRow& x, std::span<const double>) { out->add(x); }) : ScoreSink());
   if (out) out->finish();
   const double wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
   if (comm.rank() == 0 && !opts.flag_set("quiet")) print_summary(opts, comm, model, data.format, stats);

@@ -58,16 +58,9 @@ void append_number(std::string& out, double v) {
 
 double predicted_label(const Loss& loss, const LabelMap& labels, std::span<const double> scores) {
   if (!loss.is_classification()) return scores[0];
-  if (loss.kind() == LossKind::softmax) {
-    const auto k = static_cast<double>(std::max_element(scores.begin(), scores.end()) - scores.begin());
-    return labels.kind() == LabelMap::Kind::classes_from_one ? k + 1.0 : k;
-  }
-  const bool positive = scores[0] > 0.0;
-  switch (labels.kind()) {
-    case LabelMap::Kind::zero_one: return positive ? 1.0 : 0.0;
-    case LabelMap::Kind::one_two: return positive ? 2.0 : 1.0;
-    default: return positive ? 1.0 : -1.0;
-  }
+  if (loss.kind() == LossKind::softmax)
+    return labels.original(static_cast<double>(std::max_element(scores.begin(), scores.end()) - scores.begin()));
+  return labels.original(scores[0] > 0.0 ? 1.0 : -1.0);
 }
 
 PredictionsFile::PredictionsFile(const Communicator& comm, std::string path, std::string option, const Loss& loss,

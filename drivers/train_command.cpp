@@ -20,6 +20,7 @@
 #include "adasketch/training/label_map.hpp"
 #include "adasketch/training/online_training.hpp"
 #include "atomic_output.hpp"
+#include "bias_input.hpp"
 #include "checkpointing.hpp"
 #include "io/checkpoint_interrupted.hpp"  // lib/src: the crash tests' pause before the rename
 #include "cli_options.hpp"
@@ -49,9 +50,9 @@ OptionParser make_parser() {
                  "Trains an online learner on DATA, one example at a time in order (--passes times), then scores\n"
                  "--test DATA with the final weights and saves --model. Rank 0 prints progress on stdout at most\n"
                  "once a second (examples/s, online mistake rate, estimated time left; --progress-every, --quiet) and a summary. Labels are\n"
-                 "mapped from the training data: ±1 as is, 0/1 and 1/2 to −1/+1 (binary losses); 1..K or 0..K−1 to\n"
-                 "classes 0..K−1 with K from the labels (softmax); as is (regression). Each learner reads only its\n"
-                 "hyperparameters.\n"
+                 "mapped from the training data's distinct labels: any two values to −1/+1, the smaller to −1\n"
+                 "(binary losses); K values, ascending, to classes 0..K−1 (softmax); as is (regression). Each\n"
+                 "learner reads only its hyperparameters.\n"
                  "With --checkpoint, SIGTERM or SIGUSR1 stops the run after the same example on every rank, writes a\n"
                  "final checkpoint and exits with status 75; --resume continues it (docs/slurm.md).\n\n" +
                      data_help());
@@ -88,6 +89,9 @@ OptionParser make_parser() {
   p.optional("test", "DATA", "test examples, scored after training (a LIBSVM file is read with the training d)");
   p.optional("dim", OptionType::Integer, "D", "0",
              "number of features d; 0 takes the largest index of a LIBSVM file, the dense header's d or the spec's d");
+  p.optional("bias", OptionType::Real, "B", "0",
+             "intercept, as LIBLINEAR's -B: B > 0 appends the constant feature B to every example (feature d+1); "
+             "the model keeps B, and predict applies it; 0: none");
   p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp and oja sketches");
   p.optional("form", OptionType::String, "F", to_string(d.form),
              "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)");
@@ -200,6 +204,8 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   if (passes < 1 || passes > 1000000) throw InvalidArgument("option --passes: must be in [1, 10⁶], got " + opts.text("passes"));
   const index_t dim_option = opts.integer("dim");
   if (dim_option < 0) throw InvalidArgument("option --dim: must be ≥ 0, got " + opts.text("dim"));
+  const double bias = opts.real("bias");
+  if (bias < 0.0) throw InvalidArgument("option --bias: must be ≥ 0 (0: none), got " + opts.text("bias"));
   const std::string path = opts.text("data"), test_path = opts.text("test");
   const std::string report = opts.text("report"), model_path = opts.text("model");
   const std::string predictions = opts.text("predictions");
@@ -213,7 +219,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   // Fail on unwritable outputs now, not after the work (and on every rank, not just rank 0).
   check_writable(comm, report, "option --report", true);
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
-  check_writable(comm, predictions.empty() ? "" : predictions + ".tmp", "option --predictions", false);
+  check_writable(comm, predictions, "option --predictions", true);
 
   TrainResults r;
   DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim",
@@ -222,6 +228,8 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   r.rows = data.rows;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
+  std::optional<BiasSource> biased;
+  ExampleSource* examples = &with_bias(comm, *source, bias, biased);
   if (resumed && resumed->run.data_examples != 0 && r.rows != resumed->run.data_examples)
     throw InputError(path, 0, "has " + std::to_string(r.rows) + " examples, but the checkpoint '" + resume_path +
                                   "' was written for " + std::to_string(resumed->run.data_examples) + " (" +
@@ -232,22 +240,32 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   // and synthetic regression data); a resumed run takes its label map from the checkpoint.
   const LabelRange labels_seen = resumed || !Loss(spec.loss).is_classification() ? LabelRange{}
                                  : data.known_labels                             ? *data.known_labels
-                                                                                 : label_range(*source, path);
-  if (spec.loss == LossKind::softmax)
-    spec.classes = resumed ? resumed->classes
-                           : LabelMap::softmax_classes(path, labels_seen.min, labels_seen.max, labels_seen.integral);
+                                                                                 : label_range(comm, *source, path);
+  const LabelMap labels = resumed ? resumed->run.labels : LabelMap::of_values(Loss(spec.loss), labels_seen.values, path);
+  r.label_map = labels.describe();
+  if (spec.loss == LossKind::softmax) spec.classes = resumed ? resumed->classes : labels.classes();
   r.classes = spec.loss == LossKind::softmax ? spec.classes : 1;
   std::unique_ptr<Learner> learner;
+  const auto build = [&] {
+    return with_memory_context(spec.algorithm + " (d = " + std::to_string(r.dim) + ", K = " + std::to_string(r.classes) +
+                                   ", ell = " + std::to_string(spec.ell) + ")",
+                               [&] { return make_learner(comm, examples->partition(), spec); });
+  };
   try {
-    learner = with_memory_context(spec.algorithm + " (d = " + std::to_string(r.dim) + ", K = " + std::to_string(r.classes) +
-                                      ", ell = " + std::to_string(spec.ell) + ")",
-                                  [&] { return make_learner(comm, r.dim, spec); });
+    try {
+      learner = build();
+    } catch (const InvalidArgument&) {
+      // The exact learners need equal blocks, which the bias feature's default place can break (when
+      // the rank count divides d): they get the uniform split, the entries moving to their ranks.
+      if (!biased || examples->partition().is_uniform()) throw;
+      const BlockPartition uniform(r.dim + 1, comm.size());
+      examples = &with_bias(comm, *source, bias, biased, &uniform);
+      learner = build();
+    }
   } catch (const InvalidArgument& e) {
     throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
   }
   if (comm.rank() == 0 && !resumed) warn_unread_options(opts, spec, learner->spec());
-  const LabelMap labels = resumed ? resumed->run.labels : LabelMap::infer(learner->loss(), labels_seen.min, labels_seen.max);
-  r.label_map = labels.describe();
   TrainingOptions training{.passes = static_cast<int>(passes), .source_name = path};
   if (resumed) {
     require_same_options(*resumed, learner->spec(), resume_path);
@@ -274,14 +292,14 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     training.checkpoint_seconds = checkpointing.every_seconds;
     training.stop_requested = [] { return stop_signal() != 0; };
     training.checkpoint = [&](const TrainingState& state) {
-      const CheckpointRun run{labels, state, training.passes, path, r.rows};
+      const CheckpointRun run{labels, state, training.passes, path, r.rows, bias};
       detail::save_checkpoint_interrupted(checkpointing.path, *learner, run, crash_hook);
       saved = state;
     };
   }
   const InjectedFault fault = requested_fault();  // a test hook (fault_injection.hpp)
-  FaultInjectingSource faulty(*source, fault);
-  r.train = train(*learner, fault.rank == comm.rank() ? faulty : *source, labels, training);
+  FaultInjectingSource faulty(*examples, fault);
+  r.train = train(*learner, fault.rank == comm.rank() ? faulty : *examples, labels, training);
   r.form = learner->spec().form;
   if (r.train.stopped) {
     if (comm.rank() == 0)
@@ -299,25 +317,27 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
                                hdf5_names(opts));
     r.test_format = test.format;
     CollectiveOwner<ExampleSource> test_source(std::move(test.source));
+    std::optional<BiasSource> test_biased;
+    ExampleSource& test_examples = with_bias(comm, *test_source, bias, test_biased, &learner->partition());
     std::optional<PredictionsFile> out;
     if (!predictions.empty()) {
       std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
       learner->weights(w);
       out.emplace(comm, predictions, "option --predictions", learner->loss(), labels, w);
     }
-    r.test = evaluate(*learner, *test_source, labels, test_path,
+    r.test = evaluate(*learner, test_examples, labels, test_path,
                       out ? ScoreSink([&](const LocalRow& x, std::span<const double>) { out->add(x); }) : ScoreSink());
     if (out) out->finish();
     r.tested = true;
   }
   if (!model_path.empty()) {
     const RemoveOnSignal guard(model_path + ".tmp");  // the library's temporary file (LinearModel::save)
-    save_model(*learner, labels, model_path);
+    save_model(*learner, labels, model_path, bias);
   }
   {
     std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
     learner->weights(w);
-    r.weights = r.dim * learner->outputs();
+    r.weights = learner->partition().dim() * learner->outputs();
     r.nonzero_weights = comm.allreduce_sum(static_cast<index_t>(std::count_if(w.begin(), w.end(), [](double v) { return v != 0.0; })));
   }
   r.wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());

@@ -22,6 +22,9 @@ void print_header(const OptionParser& opts, const Communicator& comm, const Lear
               comm.size() == 1 ? "" : "s");
   std::printf("  data          %s (%s): d = %lld, examples = %lld, labels %s\n", opts.text("data").c_str(),
               r.format.c_str(), static_cast<long long>(r.dim), static_cast<long long>(r.rows), r.label_map.c_str());
+  if (opts.real("bias") > 0.0)
+    std::printf("  bias          %s, as feature %lld of every example\n", opts.text("bias").c_str(),
+                static_cast<long long>(r.dim + 1));
   std::printf("  options       ell = %s, eta = %s, delta = %s, alpha0 = %s, C = %s, sigma = %s, eta-schedule = %s, "
               "seed = %s, passes = %s\n",
               opts.text("ell").c_str(), opts.text("eta").c_str(), opts.text("delta").c_str(), opts.text("alpha0").c_str(),

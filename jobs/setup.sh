@@ -9,7 +9,7 @@ shift $(($# > 0 ? 1 : 0))
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libopenblas-dev liblapacke-dev
           libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran
           python3-dev pybind11-dev python3-mpi4py python3-numpy python3-scipy
-          libcli11-dev nlohmann-json3-dev libhdf5-openmpi-dev)
+          libcli11-dev nlohmann-json3-dev libhdf5-openmpi-dev libxtensor-dev liblinear-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -158,10 +158,10 @@ TEST(Checkpoint, BadFilesAreRefused) {
   write_bytes(bad, header);
   expect_refused(bad, spec, kCheckpointDim, "header checksum mismatch");
   header = bytes;
-  header[8] = 4;  // version 4, resealed
+  header[8] = 5;  // version 5, resealed
   reseal(header);
   write_bytes(bad, header);
-  expect_refused(bad, spec, kCheckpointDim, "version 4 is not supported (this build reads 2 to 3)");
+  expect_refused(bad, spec, kCheckpointDim, "version 5 is not supported (this build reads 2 to 4)");
   header = bytes;
   header[500] = 8;  // an extension too short for its fixed fields, resealed
   reseal(header);

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -145,7 +146,7 @@ TEST(LinearModel, CorruptFilesAreRejectedOnEveryRank) {
   edit("truncated", "truncated", [](auto& b) { b.resize(b.size() - 8); });
   edit("header-only", "truncated", [](auto& b) { b.resize(60); });
   edit("longer", "expected", [](auto& b) { b.push_back(0); });
-  edit("version", "version 2", [](auto& b) { b[8] = 2; reseal_header(b); });
+  edit("version", "version 3", [](auto& b) { b[8] = 3; reseal_header(b); });
   edit("reserved", "reserved", [](auto& b) { b[100] = 1; reseal_header(b); });
   edit("loss", "unknown loss", [](auto& b) { std::memcpy(b.data() + 64, "cubic", 5); reseal_header(b); });
   edit("labels", "label map", [](auto& b) { b[12] = 9; reseal_header(b); });
@@ -170,6 +171,51 @@ TEST(LinearModel, CorruptFilesAreRejectedOnEveryRank) {
   }
   EXPECT_THROW(LinearModel(*learner, LabelMap(LabelMap::Kind::real)), InvalidArgument);  // map does not fit the loss
   world().barrier();
+  world().barrier();  // every rank is done reading before rank 0 removes the files
+  if (world().rank() == 0) std::filesystem::remove_all(dir);
+}
+
+TEST(LinearModel, VersionTwoKeepsTheBiasAndTheLabelValues) {
+  const std::string dir = shared_dir();
+  const index_t d = 6;  // 5 data features and the bias feature
+  const std::pair<Loss, LabelMap> cases[] = {{Loss(LossKind::logistic), LabelMap(LabelMap::Kind::two_values, {1.0, 3.0})},
+                                             {Loss(LossKind::softmax, 3), LabelMap(LabelMap::Kind::listed_classes, {2.0, 5.0, 7.0})}};
+  for (const auto& [loss, labels] : cases) {
+    auto learner = trained(loss, d, world());
+    const std::string path = dir + "/v2-" + loss.name() + ".bin";
+    save_model(*learner, labels, path, 2.5);
+    const auto K = static_cast<std::size_t>(loss.outputs()), L = labels.values().size();
+    const std::vector<char> bytes = read_bytes(path);
+    ASSERT_EQ(bytes.size(), 128 + 8 * d * K + 8 * L);
+    EXPECT_EQ(bytes[8], 2);
+    std::uint64_t count = 0;
+    double bias = 0.0;
+    std::memcpy(&count, bytes.data() + 96, 8);
+    std::memcpy(&bias, bytes.data() + 104, 8);
+    EXPECT_EQ(count, L);
+    EXPECT_EQ(bias, 2.5);
+    std::vector<double> tail(L);  // the label values follow W
+    std::memcpy(tail.data(), bytes.data() + 128 + 8 * d * K, 8 * L);
+    EXPECT_TRUE(std::equal(tail.begin(), tail.end(), labels.values().begin(), labels.values().end()));
+
+    const LinearModel m = LinearModel::load(world(), path);
+    EXPECT_EQ(m.bias(), 2.5);
+    EXPECT_EQ(m.dim(), d);
+    EXPECT_EQ(m.data_dim(), d - 1);
+    EXPECT_EQ(m.labels().kind(), labels.kind());
+    EXPECT_EQ(m.labels().describe(), labels.describe());
+
+    std::vector<char> bad = bytes;  // a label value changed: the header checksum covers them
+    bad[bad.size() - 3] ^= 1;
+    if (world().rank() == 0) write_bytes(path + ".bad", bad);
+    world().barrier();
+    expect_rejected(path + ".bad", "header checksum");
+  }
+  // Without a bias and label values the file is version 1, as before them.
+  auto plain = trained(Loss(LossKind::logistic), d, world());
+  save_model(*plain, LabelMap(LabelMap::Kind::zero_one), dir + "/v1.bin");
+  EXPECT_EQ(read_bytes(dir + "/v1.bin")[8], 1);
+  EXPECT_EQ(LinearModel::load(world(), dir + "/v1.bin").bias(), 0.0);
   world().barrier();  // every rank is done reading before rank 0 removes the files
   if (world().rank() == 0) std::filesystem::remove_all(dir);
 }

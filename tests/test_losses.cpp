@@ -11,6 +11,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/learners/loss.hpp"
 #include "adasketch/training/label_map.hpp"
+#include "test_support.hpp"
 
 using namespace adasketch;
 
@@ -172,4 +173,68 @@ TEST(LabelMap, AppliesOrNamesFileAndLine) {
   EXPECT_FALSE(from_one.fits(Loss(LossKind::softmax, 9)));
   EXPECT_FALSE(zero_one.fits(Loss(LossKind::squared)));
   EXPECT_TRUE(LabelMap(LabelMap::Kind::real).fits(Loss(LossKind::absolute)));
+}
+
+TEST(LabelMap, FromTheDistinctLabels) {
+  const Loss logistic(LossKind::logistic), softmax(LossKind::softmax, 2), squared(LossKind::squared);
+  using K = LabelMap::Kind;
+  using V = std::vector<double>;
+  EXPECT_EQ(LabelMap::of_values(logistic, V{-1, 1}, "f").kind(), K::plus_minus_one);
+  EXPECT_EQ(LabelMap::of_values(logistic, V{1}, "f").kind(), K::plus_minus_one);
+  EXPECT_EQ(LabelMap::of_values(logistic, V{0, 1}, "f").kind(), K::zero_one);
+  EXPECT_EQ(LabelMap::of_values(logistic, V{1, 2}, "f").kind(), K::one_two);
+  EXPECT_EQ(LabelMap::of_values(squared, V{0.5, 3, 7}, "f").kind(), K::real);
+  const LabelMap one_three = LabelMap::of_values(logistic, V{1, 3}, "f");
+  EXPECT_EQ(one_three.kind(), K::two_values);
+  EXPECT_EQ(one_three.describe(), "{1,3} -> {-1,+1}");
+  EXPECT_EQ(one_three.apply(1, "f", 1), -1.0);  // the smaller label is −1
+  EXPECT_EQ(one_three.apply(3, "f", 1), 1.0);
+  EXPECT_EQ(one_three.original(-1.0), 1.0);
+  EXPECT_EQ(one_three.original(1.0), 3.0);
+  EXPECT_TRUE(one_three.fits(logistic));
+  EXPECT_FALSE(one_three.fits(softmax));
+  try {
+    one_three.apply(2, "test.svm", 7);
+    FAIL() << "label 2 accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "test.svm");
+    EXPECT_EQ(e.line(), 7);
+    EXPECT_NE(std::string(e.what()).find("label 2 is not covered by the label map {1,3}"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(LabelMap::of_values(logistic, V{-2.5, 5}, "f").original(1.0), 5.0);
+  EXPECT_THROW(LabelMap::of_values(logistic, V{-1, 0, 1}, "f"), InputError);  // three values
+  EXPECT_THROW(LabelMap::of_values(logistic, V{3}, "f"), InputError);         // one value, no sign
+
+  // Softmax: K = the number of distinct labels ({2, 5, 7}: 3, not 7), in ascending order.
+  const LabelMap three = LabelMap::of_values(softmax, V{2, 5, 7}, "f");
+  EXPECT_EQ(three.kind(), K::listed_classes);
+  EXPECT_EQ(three.classes(), 3);
+  EXPECT_EQ(three.describe(), "{2,5,7} -> 0..2");
+  EXPECT_EQ(three.apply(2, "f", 1), 0.0);
+  EXPECT_EQ(three.apply(5, "f", 1), 1.0);
+  EXPECT_EQ(three.apply(7, "f", 1), 2.0);
+  EXPECT_THROW(three.apply(6, "f", 1), InputError);
+  EXPECT_EQ(three.original(2.0), 7.0);
+  EXPECT_TRUE(three.fits(Loss(LossKind::softmax, 3)));
+  EXPECT_FALSE(three.fits(Loss(LossKind::softmax, 7)));
+  EXPECT_EQ(LabelMap::of_values(softmax, V{1, 2, 3, 4}, "f").kind(), K::classes_from_one);
+  EXPECT_EQ(LabelMap::of_values(softmax, V{0, 1, 2}, "f").kind(), K::classes_from_zero);
+  EXPECT_EQ(LabelMap::of_values(softmax, V{0, 1, 2}, "f").classes(), 3);
+  EXPECT_EQ(LabelMap::of_values(softmax, V{0.5, 1}, "f").kind(), K::listed_classes);
+  EXPECT_THROW(LabelMap::of_values(softmax, V{5}, "f"), InputError);
+  V many(LabelMap::kMaxValues + 1);
+  for (std::size_t k = 0; k < many.size(); ++k) many[k] = 2.0 * static_cast<double>(k);
+  EXPECT_THROW(LabelMap::of_values(softmax, many, "f"), InputError);
+  EXPECT_THROW(LabelMap(K::two_values, V{3, 1}), InvalidArgument);  // not ascending
+  EXPECT_THROW(LabelMap(K::listed_classes), InvalidArgument);       // needs its values
+}
+
+TEST(LabelMap, EveryRanksLabelsCount) {
+  const int rank = test::world().rank(), ranks = test::world().size();
+  // Rank r sees 10r and 1.5 (twice); only the last rank sees −7.
+  std::vector<double> mine{1.5, 10.0 * rank, 1.5};
+  if (rank == ranks - 1) mine.push_back(-7.0);
+  std::vector<double> expected{-7.0, 0.0, 1.5};
+  for (int r = 1; r < ranks; ++r) expected.push_back(10.0 * r);
+  EXPECT_EQ(agree_label_values(test::world(), mine), expected);
 }

@@ -76,6 +76,14 @@
 #       `train --test --predictions` equals `predict` with the saved model; `--data -` (plain, gzip)
 #       gives the model file, numbers and predictions of the file; HDF5 (float64, float32) trains to the
 #       model file of the same rows in LIBSVM form.
+#   run_cli_tests.sh labels_export ADASKETCH MPIEXEC DATA_DIR NP
+#       On tiny generated data (d = 4) at NP ranks: --bias 1 takes the test mistakes of a boundary away
+#       from the origin from ≥ 50 to ≤ 16 of 200, on sparse and dense rows alike, and equals an explicit
+#       constant feature (ada-diag, and full-on, whose equal blocks move entries); labels {1,3} map to
+#       ±1 and {2,5,7} to K = 3 classes; `export --format liblinear` loads in liblinear-predict with
+#       adasketch predict's accuracy and the labels of the text export's W; numpy.load of the npy
+#       export equals the text export; a resumed run keeps bias and labels; errors (unknown label,
+#       three binary labels, bad --bias, bad export arguments): one line each.
 #
 # Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
 # and awk are used to read the JSON reports
@@ -296,8 +304,9 @@ same_number() {
 train_errors() {
   local np=$1 d=$work
   printf '+1 1:1 3:2\n-1 2:1\n' >"$d/small.svm"
-  printf '+1 1:1 3:2\n3 2:1\n' >"$d/label3.svm"  # 3 is not a binary label: line 2
-  printf '1 1:1\n2.5 2:1\n' >"$d/frac.svm"       # softmax needs integer labels
+  printf '+1 1:1 3:2\n3 2:1\n' >"$d/label3.svm"  # 3 is not a label of small.svm's model: line 2
+  printf '+1 1:1 3:2\n3 2:1\n-1 3:1\n' >"$d/labels3.svm"  # three labels for a binary loss
+  printf '5 1:1\n5 2:1\n' >"$d/frac.svm"         # softmax needs two labels at least
   printf '+1 1:1\n-1 5:1\n' >"$d/wide.svm"       # index 5 beyond d = 3: line 2
   local diag=(train --algo ada-diag --data "$d/small.svm")
 
@@ -312,7 +321,7 @@ train_errors() {
   expect_error_bg "$np" 2 "--dim" "${diag[@]}" --dim -4
   expect_error_bg "$np" 2 "--model" "${diag[@]}" --model "$d/no/such/dir/m.bin"
   expect_error_bg "$np" 2 "--report" "${diag[@]}" --report "$d/no/such/dir/r.json"
-  expect_error_bg "$np" 1 "label3.svm:2: label 3" train --algo ada-diag --data "$d/label3.svm"
+  expect_error_bg "$np" 1 "labels3.svm: the logistic loss needs two distinct label values" train --algo ada-diag --data "$d/labels3.svm"
   expect_error_bg "$np" 1 "frac.svm" train --algo ada-diag --loss softmax --data "$d/frac.svm"
   expect_error_bg "$np" 1 "$d/missing.svm" train --algo ada-diag --data "$d/missing.svm"
   expect_error_bg "$np" 1 "wide.svm:2" "${diag[@]}" --test "$d/wide.svm"
@@ -450,6 +459,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/output_tests.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/bench_tests.sh"
 # The predict_io_errors and predict_io modes (--predictions, --data -, HDF5 input).
 source "$(dirname "${BASH_SOURCE[0]}")/predict_io_tests.sh"
+# The labels_export mode (--bias, label maps, adasketch export).
+source "$(dirname "${BASH_SOURCE[0]}")/labels_export_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -466,8 +477,9 @@ case $mode in
   outputs) outputs "$1" ;;
   predict_io_errors) predict_io_errors "$1" ;;
   predict_io) predict_io "$@" ;;
+  labels_export) labels_export "$1" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs|predict_io_errors|predict_io} PROGRAM MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs|predict_io_errors|predict_io|labels_export} PROGRAM MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

@@ -150,6 +150,8 @@ generate() {
   }
   big 0 >"$g/big_ok.svm"
   big 1 >"$g/big_bad_late.svm"
+  # Softmax K is the number of distinct labels: 65536 of them, and d = 2^48.
+  awk 'BEGIN { for (k = 0; k < 65536; k++) print k " 1:1"; print "0 281474976710656:1" }' >"$g/softmax_dk_wrap.svm"
   gzip -6nc "$g/big_bad_late.svm" >"$g/big_bad_late.gz"
   big 2 >"$g/big_two_errors.svm"
   # a gzip bomb: 24 members of 64 MB of 'x' (3 MB compressed), one 1.5 GB line beyond the memory limit
@@ -188,8 +190,8 @@ generate() {
   cp "$g/ckpt" "$g/ckpt_flip_data" && flip "$g/ckpt_flip_data" $((size - 3))
   cp "$g/ckpt" "$g/ckpt_bad_magic" && flip "$g/ckpt_bad_magic" 5
   : >"$g/ckpt_empty"
-  cp "$g/ckpt" "$g/ckpt_version4" && printf '\004' | dd of="$g/ckpt_version4" bs=1 seek=8 conv=notrunc status=none &&
-    reseal_checkpoint "$g/ckpt_version4"
+  cp "$g/ckpt" "$g/ckpt_version5" && printf '\005' | dd of="$g/ckpt_version5" bs=1 seek=8 conv=notrunc status=none &&
+    reseal_checkpoint "$g/ckpt_version5"
   cp "$g/ckpt" "$g/ckpt_huge_d" && put64 "$g/ckpt_huge_d" 16 1000000000000 && reseal_checkpoint "$g/ckpt_huge_d"
   cp "$g/ckpt" "$g/ckpt_bad_algo" && printf 'ada-xx' | dd of="$g/ckpt_bad_algo" bs=1 seek=32 conv=notrunc status=none &&
     reseal_checkpoint "$g/ckpt_bad_algo"

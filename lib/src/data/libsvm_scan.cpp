@@ -5,8 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <new>
+#include <set>
+#include <vector>
 
 #include "adasketch/error.hpp"
+#include "adasketch/training/label_map.hpp"
 #include "libsvm_rounds.hpp"
 
 namespace adasketch::detail {
@@ -21,11 +24,13 @@ struct Summary {
   index_t nnz = 0, max_index = 0;
   double label_min = std::numeric_limits<double>::infinity(), label_max = -std::numeric_limits<double>::infinity();
   bool integral = true;
+  std::set<double> labels;  // distinct, up to LabelMap::kMaxValues + 1
 
   void add(const ParsedExamples& parsed) {
     for (index_t e = 0; e < parsed.size(); ++e) {
       const auto i = static_cast<std::size_t>(e);
       const double label = parsed.labels[i];
+      if (labels.size() <= LabelMap::kMaxValues) labels.insert(label);
       label_min = std::min(label_min, label);
       label_max = std::max(label_max, label);
       integral = integral && label == std::floor(label);
@@ -112,6 +117,7 @@ ScanResult scan_text(const Communicator& comm, TextSource& text, const std::stri
   info.label_min = comm.allreduce_min(summary.label_min);
   info.label_max = comm.allreduce_max(summary.label_max);
   info.labels_integral = comm.allreduce_min(static_cast<index_t>(summary.integral ? 1 : 0)) != 0;
+  info.labels = agree_label_values(comm, std::vector<double>(summary.labels.begin(), summary.labels.end()));
   if (info.rows == 0) throw InputError(path, 0, "no examples (empty file)");
   if (dim == 0 && info.max_index == 0) throw InputError(path, 0, "no feature indices: give the dimension explicitly");
   result.cached = comm.allreduce_min(static_cast<index_t>(caching ? 1 : 0)) != 0;

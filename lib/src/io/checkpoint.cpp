@@ -163,7 +163,7 @@ void save_checkpoint(const std::string& path, Learner& learner, const Checkpoint
 }
 
 void save_checkpoint(const std::string& path, Learner& learner) {
-  CheckpointRun run{LabelMap::of_loss(learner.loss()), {}, 1, "", 0};
+  CheckpointRun run{LabelMap::of_loss(learner.loss()), {}, 1, "", 0, 0.0};
   run.state.position = run.state.examples = learner.steps();
   save_checkpoint(path, learner, run);
 }
@@ -175,7 +175,7 @@ void detail::save_checkpoint_interrupted(const std::string& path, Learner& learn
   learner.state_fields(state);
   detail::CheckpointAccess::before_save(learner, state);
   const std::vector<Field>& fields = state.fields();
-  const std::size_t extension = detail::extension_bytes(learner.spec());
+  const std::size_t extension = detail::extension_bytes(learner.spec(), run);
   std::vector<FieldEntry> entries = detail::layout(fields, extension);
   const std::vector<std::uint64_t> words = pack(fields);
   set_checksums(comm, fields, words, entries);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <span>
@@ -18,8 +19,9 @@ static_assert(std::endian::native == std::endian::little, "the checkpoint format
 namespace {
 
 // 2: the sketch form (auto, dense, sparse) at kFormAt; 3: the form as uint32 at kFormAt, the spec
-// extension's size as uint32 at kExtensionAt, and the extension after the header.
-constexpr std::uint32_t kVersion = 3, kOldestVersion = 2;
+// extension's size as uint32 at kExtensionAt, and the extension after the header; 4: the bias and the
+// label values in the extension (written only when there is a bias or label values).
+constexpr std::uint32_t kVersion = 4, kPlainVersion = 3, kOldestVersion = 2;
 constexpr std::size_t kNameBytes = 32;
 constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kScheduleAt = 96;
 constexpr std::size_t kSpecAt = 128, kRanksAt = 184, kStateAt = 192, kPassesAt = 248, kDataExamplesAt = 256;
@@ -27,8 +29,9 @@ constexpr std::size_t kFieldsAt = 264, kSizeAt = 272, kTableSumAt = 280;
 constexpr std::size_t kDataNameAt = 288, kDataNameBytes = 208, kFormAt = 496, kExtensionAt = 500, kHeaderSumAt = 504;
 constexpr std::uint64_t kMaxFields = 4096;
 // The spec extension (version 3): λ₁, λ₂, τ (float64), flags (bit 0: diagonal rescaling), grid rows,
-// n = |oja_gamma| (uint64), the n γ values (float64), then the FNV-1a of the bytes before it.
-constexpr std::size_t kExtensionFixedBytes = 48;
+// n = |oja_gamma| (uint64), the n γ values (float64), (version 4) the bias B (float64), L (uint64) and
+// the L label values (float64), then the FNV-1a of the bytes before it.
+constexpr std::size_t kExtensionFixedBytes = 48, kRunExtensionBytes = 16;
 constexpr std::uint64_t kMaxOjaGamma = std::uint64_t{1} << 20;
 
 using Bytes = std::span<unsigned char>;
@@ -47,9 +50,18 @@ std::string get_data_name(ConstBytes h, bool& ok) {
   return ok ? std::string(reinterpret_cast<const char*>(p), n) : std::string();
 }
 
+bool plain(const CheckpointRun& run) { return run.bias == 0.0 && run.labels.values().empty(); }
+
+bool listed(LabelMap::Kind kind) {
+  return kind == LabelMap::Kind::two_values || kind == LabelMap::Kind::listed_classes;
+}
+
 }  // namespace
 
-std::size_t extension_bytes(const LearnerSpec& spec) { return kExtensionFixedBytes + 8 * spec.oja_gamma.size() + 8; }
+std::size_t extension_bytes(const LearnerSpec& spec, const CheckpointRun& run) {
+  const std::size_t base = kExtensionFixedBytes + 8 * spec.oja_gamma.size() + 8;
+  return plain(run) ? base : base + kRunExtensionBytes + 8 * run.labels.values().size();
+}
 
 std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields, std::size_t extension) {
   std::vector<FieldEntry> entries(fields.size());
@@ -77,12 +89,12 @@ std::uint64_t file_size(const std::vector<FieldEntry>& entries, std::size_t exte
 
 std::vector<unsigned char> encode_front(const CheckpointHeader& header, const std::vector<FieldEntry>& entries) {
   const LearnerSpec& s = header.spec;
-  const std::size_t extension = extension_bytes(s);
+  const std::size_t extension = extension_bytes(s, header.run);
   std::vector<unsigned char> out(kCheckpointHeaderBytes + extension + kCheckpointEntryBytes * entries.size(), 0);
   const Bytes h(out.data(), kCheckpointHeaderBytes);
   const TrainingState& t = header.run.state;
   std::memcpy(h.data(), kCheckpointMagic, sizeof kCheckpointMagic);
-  put_at(h, 8, kVersion);
+  put_at(h, 8, plain(header.run) ? kPlainVersion : kVersion);
   put_at(h, 12, static_cast<std::uint32_t>(header.run.labels.kind()));
   put_at(h, 16, static_cast<std::uint64_t>(header.dim));
   put_at(h, 24, static_cast<std::uint64_t>(header.classes));
@@ -117,6 +129,13 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
   put_at(x, 32, static_cast<std::uint64_t>(s.grid_rows));
   put_at(x, 40, static_cast<std::uint64_t>(s.oja_gamma.size()));
   for (std::size_t i = 0; i < s.oja_gamma.size(); ++i) put_at(x, kExtensionFixedBytes + 8 * i, s.oja_gamma[i]);
+  if (!plain(header.run)) {
+    const std::size_t at = kExtensionFixedBytes + 8 * s.oja_gamma.size();
+    const std::span<const double> values = header.run.labels.values();
+    put_at(x, at, header.run.bias);
+    put_at(x, at + 8, static_cast<std::uint64_t>(values.size()));
+    for (std::size_t i = 0; i < values.size(); ++i) put_at(x, at + kRunExtensionBytes + 8 * i, values[i]);
+  }
   put_at(x, extension - 8, fnv1a(x.data(), extension - 8));
   const std::size_t table_at = kCheckpointHeaderBytes + extension;
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -140,8 +159,9 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
                                   std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ")");
   DecodedHeader d;
   CheckpointHeader& out = d.header;
-  LabelMap::Kind labels;
+  LabelMap::Kind& labels = d.labels;
   if (!LabelMap::kind_from_code(get_at<std::uint32_t>(h, 12), labels)) throw corrupt(path, "unknown label map code");
+  d.version = version;
   const auto dim = get_at<std::uint64_t>(h, 16), classes = get_at<std::uint64_t>(h, 24);
   if (dim == 0 || dim > (std::uint64_t{1} << 50) || classes == 0 || classes > (1u << 20))
     throw corrupt(path, "bad dimensions d = " + std::to_string(dim) + ", K = " + std::to_string(classes));
@@ -169,8 +189,9 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   s.form = static_cast<FormChoice>(form);
   if (version >= 3) {
     d.extension = get_at<std::uint32_t>(h, kExtensionAt);
+    const std::size_t run_bytes = version < kVersion ? 0 : kRunExtensionBytes + 8 * LabelMap::kMaxValues;
     if (d.extension < kExtensionFixedBytes + 8 || d.extension % 8 != 0 ||
-        d.extension > kExtensionFixedBytes + 8 * kMaxOjaGamma + 8)
+        d.extension > kExtensionFixedBytes + 8 * kMaxOjaGamma + 8 + run_bytes)
       throw corrupt(path, "bad spec extension size " + std::to_string(d.extension));
   }
   try {
@@ -178,7 +199,9 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
     const Loss loss(s.loss, std::max(out.classes, 2));
     if (loss.outputs() != out.classes) throw InvalidArgument("K");
     if (loss.kind() == LossKind::softmax) s.classes = out.classes;
-    out.run.labels = LabelMap(labels, std::max(out.classes, 2));
+    if (listed(labels) && version < kVersion) throw InvalidArgument("label values");
+    // A listed map's values are in the extension (decode_extension); until then, the loss's own map.
+    out.run.labels = listed(labels) ? LabelMap::of_loss(loss) : LabelMap(labels, std::max(out.classes, 2));
     if (!out.run.labels.fits(loss)) throw InvalidArgument("label map");
   } catch (const InvalidArgument&) {
     throw corrupt(path, "the loss '" + loss_name + "', K = " + std::to_string(classes) + " and the label map do not fit");
@@ -230,12 +253,32 @@ void decode_extension(const unsigned char* bytes, DecodedHeader& decoded, const 
   s.tau = get_at<double>(x, 16);
   const auto flags = get_at<std::uint64_t>(x, 24), grid_rows = get_at<std::uint64_t>(x, 32);
   const auto gammas = get_at<std::uint64_t>(x, 40);
-  if (flags > 1 || grid_rows > (1u << 30) || kExtensionFixedBytes + 8 * gammas + 8 != n)
+  const std::size_t run_at = kExtensionFixedBytes + 8 * static_cast<std::size_t>(std::min<std::uint64_t>(gammas, kMaxOjaGamma));
+  const bool has_run = decoded.version >= kVersion;
+  const std::uint64_t values = has_run && run_at + kRunExtensionBytes + 8 <= n ? get_at<std::uint64_t>(x, run_at + 8) : 0;
+  if (flags > 1 || grid_rows > (1u << 30) || gammas > kMaxOjaGamma || values > LabelMap::kMaxValues ||
+      run_at + (has_run ? kRunExtensionBytes + 8 * values : 0) + 8 != n)
     throw corrupt(path, "bad spec extension");
   s.diag_rescale = flags == 1;
   s.grid_rows = static_cast<int>(grid_rows);
   s.oja_gamma.resize(static_cast<std::size_t>(gammas));
   for (std::size_t i = 0; i < s.oja_gamma.size(); ++i) s.oja_gamma[i] = get_at<double>(x, kExtensionFixedBytes + 8 * i);
+  if (!has_run) return;
+  CheckpointRun& run = decoded.header.run;
+  run.bias = get_at<double>(x, run_at);
+  std::vector<double> v(static_cast<std::size_t>(values));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = get_at<double>(x, run_at + kRunExtensionBytes + 8 * i);
+  if (!std::isfinite(run.bias) || run.bias < 0.0 || (run.bias > 0.0 && decoded.header.dim < 2))
+    throw corrupt(path, "bad bias");
+  if (listed(decoded.labels) != !v.empty()) throw corrupt(path, "the label map code and its label values do not agree");
+  if (v.empty()) return;
+  try {
+    const LabelMap labels(decoded.labels, std::move(v));
+    if (!labels.fits(Loss(s.loss, std::max(decoded.header.classes, 2)))) throw InvalidArgument("label map");
+    run.labels = labels;
+  } catch (const InvalidArgument&) {
+    throw corrupt(path, "bad label values");
+  }
 }
 
 std::vector<FieldEntry> decode_table(const unsigned char* bytes, const DecodedHeader& decoded, const std::string& path) {

@@ -18,8 +18,9 @@ struct FieldEntry {
   std::uint64_t kind = 0, items = 0, width = 0, offset = 0, checksum = 0;
 };
 
-/// The bytes of the spec extension that follows the 512-byte header (version 3) for `spec`.
-std::size_t extension_bytes(const LearnerSpec& spec);
+/// The bytes of the spec extension that follows the 512-byte header (version 3) for `spec` and
+/// `run` (version 4: with its bias and label values).
+std::size_t extension_bytes(const LearnerSpec& spec, const CheckpointRun& run);
 
 /// Where each field's data goes: the replicated fields packed after the header, its extension
 /// (`extension` bytes) and the table, then the blocks, in list order (checksums left zero).
@@ -37,6 +38,9 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
 struct DecodedHeader {
   CheckpointHeader header;
   std::uint64_t fields = 0, size = 0, table_sum = 0, extension = 0;
+  std::uint32_t version = 0;
+  /// The label map's kind; a listed one gets its values from the extension (version 4).
+  LabelMap::Kind labels = LabelMap::Kind::real;
 };
 /// Validates everything the 512 header bytes can tell, against the actual file size; throws
 /// InputError(path, 0, ...).

@@ -24,9 +24,10 @@ static_assert(std::endian::native == std::endian::little, "the model file format
 namespace {
 
 constexpr char kMagic[8] = {'A', 'D', 'S', 'K', 'M', 'O', 'D', 'L'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2, kPlainVersion = 1;  // version 1: no label values, no bias
 constexpr std::size_t kHeaderBytes = 128, kNameBytes = 32;
 constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kReservedAt = 96, kReservedBytes = 16;
+constexpr std::size_t kValuesAt = 96, kBiasAt = 104;  // version 2's use of the reserved bytes
 constexpr std::size_t kWeightsSumAt = 112, kHeaderSumAt = 120;
 using HeaderBytes = std::array<unsigned char, kHeaderBytes>;
 
@@ -56,20 +57,42 @@ void allocate_everywhere(const Communicator& comm, std::vector<double>& v, std::
   if (comm.allreduce_max(failed) != 0) throw Error("out of memory for the model weights (" + std::to_string(n) + " doubles per rank)");
 }
 
+// The header checksum: FNV-1a of bytes 0..119, then (version 2) of the label values' bytes.
+std::uint64_t header_checksum(const HeaderBytes& h, std::span<const double> values) {
+  std::vector<unsigned char> bytes(h.begin(), h.begin() + kHeaderSumAt);
+  const auto* v = reinterpret_cast<const unsigned char*>(values.data());
+  bytes.insert(bytes.end(), v, v + 8 * values.size());
+  return detail::fnv1a(bytes.data(), bytes.size());
+}
+
 struct Header {
   LabelMap::Kind labels = LabelMap::Kind::real;
   std::uint64_t dim = 0, classes = 0, weights_sum = 0;
   std::string algorithm, loss;
+  double bias = 0.0;
 };
+
+// The label values a version 2 file holds at its end (L of them); none for version 1. Collective.
+std::vector<double> read_label_values(const detail::CollectiveFile& file, const HeaderBytes& h, const std::string& path,
+                                      MPI_Offset size) {
+  if (get<std::uint32_t>(h, 8) != kVersion) return {};
+  const auto count = get<std::uint64_t>(h, kValuesAt);
+  if (count > LabelMap::kMaxValues || static_cast<MPI_Offset>(kHeaderBytes + 8 * count) > size)
+    throw InputError(path, 0, "corrupt model file: bad number of label values " + std::to_string(count));
+  std::vector<double> values(count);
+  file.read_bytes(size - static_cast<MPI_Offset>(8 * count), reinterpret_cast<unsigned char*>(values.data()), 8 * count);
+  return values;
+}
 
 // Validates everything a header with the right magic can tell (against the file size too); the
 // same on every rank.
-Header decode(const HeaderBytes& h, const std::string& path, MPI_Offset size) {
+Header decode(const HeaderBytes& h, std::span<const double> values, const std::string& path, MPI_Offset size) {
   const auto corrupt = [&](const std::string& what) { return InputError(path, 0, "corrupt model file: " + what); };
-  if (get<std::uint64_t>(h, kHeaderSumAt) != detail::fnv1a(h.data(), kHeaderSumAt)) throw corrupt("header checksum mismatch");
-  if (const auto version = get<std::uint32_t>(h, 8); version != kVersion)
+  if (get<std::uint64_t>(h, kHeaderSumAt) != header_checksum(h, values)) throw corrupt("header checksum mismatch");
+  const auto version = get<std::uint32_t>(h, 8);
+  if (version != kVersion && version != kPlainVersion)
     throw InputError(path, 0, "model format version " + std::to_string(version) + " is not supported (this build reads " +
-                                  std::to_string(kVersion) + ")");
+                                  std::to_string(kPlainVersion) + " and " + std::to_string(kVersion) + ")");
   Header out;
   if (!LabelMap::kind_from_code(get<std::uint32_t>(h, 12), out.labels)) throw corrupt("unknown label map code");
   out.dim = get<std::uint64_t>(h, 16);
@@ -78,29 +101,47 @@ Header decode(const HeaderBytes& h, const std::string& path, MPI_Offset size) {
   out.algorithm = get_name(h, kAlgorithmAt);
   out.loss = get_name(h, kLossAt);
   if (out.algorithm.empty() || out.loss.empty()) throw corrupt("bad algorithm or loss name");
-  if (std::any_of(h.begin() + kReservedAt, h.begin() + kReservedAt + kReservedBytes, [](unsigned char c) { return c != 0; }))
+  if (version == kPlainVersion &&
+      std::any_of(h.begin() + kReservedAt, h.begin() + kReservedAt + kReservedBytes, [](unsigned char c) { return c != 0; }))
     throw corrupt("reserved bytes are not zero");
+  if (version == kVersion) out.bias = get<double>(h, kBiasAt);
+  if (!std::isfinite(out.bias) || out.bias < 0.0) throw corrupt("bad bias " + std::to_string(out.bias));
   const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max());
-  if (out.dim == 0 || out.classes == 0 || out.classes > (1u << 20) || out.dim > (max - kHeaderBytes) / 8 / out.classes)
+  if (out.dim < (out.bias > 0.0 ? 2u : 1u) || out.classes == 0 || out.classes > (1u << 20) ||
+      out.dim > (max - kHeaderBytes - 8 * values.size()) / 8 / out.classes)
     throw corrupt("bad dimensions d = " + std::to_string(out.dim) + ", K = " + std::to_string(out.classes));
-  const auto expected = static_cast<MPI_Offset>(kHeaderBytes + 8 * out.dim * out.classes);
+  const auto expected = static_cast<MPI_Offset>(kHeaderBytes + 8 * out.dim * out.classes + 8 * values.size());
   if (size != expected)
     throw InputError(path, 0, std::string(size < expected ? "truncated" : "corrupt") + " model file: " +
-                                  std::to_string(size) + " bytes, expected 128 + 8·d·K = " + std::to_string(expected));
+                                  std::to_string(size) + " bytes, expected 128 + 8·d·K + 8·L = " + std::to_string(expected));
   return out;
+}
+
+// The map a header and its label values describe; InputError for a combination save() never writes.
+LabelMap decoded_map(const Header& header, std::vector<double> values, const std::string& path) {
+  const bool listed = header.labels == LabelMap::Kind::two_values || header.labels == LabelMap::Kind::listed_classes;
+  try {
+    if (listed) return LabelMap(header.labels, std::move(values));
+    if (values.empty()) return LabelMap(header.labels, std::max(static_cast<int>(header.classes), 2));
+  } catch (const InvalidArgument&) {
+  }
+  throw InputError(path, 0, "corrupt model file: the label map code and its " + std::to_string(values.size()) +
+                                " label values do not agree");
 }
 
 }  // namespace
 
 LinearModel::LinearModel(const Communicator& comm, const BlockPartition& partition, std::string algorithm,
-                         const Loss& loss, const LabelMap& labels)
-    : comm_(comm), partition_(partition), algorithm_(std::move(algorithm)), loss_(loss), labels_(labels) {
+                         const Loss& loss, const LabelMap& labels, double bias)
+    : comm_(comm), partition_(partition), algorithm_(std::move(algorithm)), loss_(loss), labels_(labels), bias_(bias) {
   ADASKETCH_REQUIRE(labels.fits(loss), "label map " + labels.describe() + " for loss " + loss.name());
   ADASKETCH_REQUIRE(!algorithm_.empty() && algorithm_.size() < kNameBytes, "algorithm = '" + algorithm_ + "'");
+  ADASKETCH_REQUIRE(std::isfinite(bias) && bias >= 0.0 && (bias == 0.0 || partition.dim() >= 2),
+                    "bias = " + std::to_string(bias) + " with d = " + std::to_string(partition.dim()));
 }
 
-LinearModel::LinearModel(const Learner& learner, const LabelMap& labels)
-    : LinearModel(learner.comm(), learner.partition(), learner.name(), learner.loss(), labels) {
+LinearModel::LinearModel(const Learner& learner, const LabelMap& labels, double bias)
+    : LinearModel(learner.comm(), learner.partition(), learner.name(), learner.loss(), labels, bias) {
   weights_.assign(static_cast<std::size_t>(learner.local_dim() * outputs()), 0.0);
   learner.weights(weights_);
 }
@@ -121,26 +162,34 @@ void LinearModel::save(const std::string& path) const {
     throw NumericError(path + ": not saving the model: some weights are not finite (the training diverged)");
   const auto K = static_cast<index_t>(outputs());
   const index_t first = K * partition_.begin(comm_.rank());
+  const std::span<const double> values = labels_.values();
+  const bool plain = values.empty() && bias_ == 0.0;  // a version 1 file, as before label values and biases
   HeaderBytes h{};
   std::memcpy(h.data(), kMagic, sizeof kMagic);
-  put(h, 8, kVersion);
+  put(h, 8, plain ? kPlainVersion : kVersion);
   put(h, 12, static_cast<std::uint32_t>(labels_.kind()));
+  if (!plain) {
+    put(h, kValuesAt, static_cast<std::uint64_t>(values.size()));
+    put(h, kBiasAt, bias_);
+  }
   put(h, 16, static_cast<std::uint64_t>(dim()));
   put(h, 24, static_cast<std::uint64_t>(K));
   std::memcpy(h.data() + kAlgorithmAt, algorithm_.data(), algorithm_.size());
   std::memcpy(h.data() + kLossAt, loss_.name().data(), loss_.name().size());
   put(h, kWeightsSumAt, weights_checksum(comm_, weights_, first));
-  put(h, kHeaderSumAt, detail::fnv1a(h.data(), kHeaderSumAt));
+  put(h, kHeaderSumAt, header_checksum(h, values));
 
   // FILE.tmp, synced, then renamed onto FILE: FILE is never partial. Failures are agreed by every
   // rank (CollectiveFile, replace_file), and rank 0 removes FILE.tmp again.
   const std::string tmp = path + ".tmp";
   try {
     {
+      const auto values_at = static_cast<MPI_Offset>(kHeaderBytes) + static_cast<MPI_Offset>(8 * dim() * K);
       detail::CollectiveFile file(comm_, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the model file");
-      file.set_size(static_cast<MPI_Offset>(kHeaderBytes) + static_cast<MPI_Offset>(8 * dim() * K));  // drops an older, longer FILE.tmp
+      file.set_size(values_at + static_cast<MPI_Offset>(8 * values.size()));  // drops an older, longer FILE.tmp
       file.write_bytes_root(0, h.data(), kHeaderBytes);
       file.write(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), weights_.data(), static_cast<index_t>(weights_.size()));
+      file.write_bytes_root(values_at, reinterpret_cast<const unsigned char*>(values.data()), 8 * values.size());
       file.sync();
       file.close();  // collective, and agreed: every rank's data is in the file after this
     }
@@ -170,7 +219,8 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
     throw InputError(path, 0, "not an adasketch model file (magic \"ADSKMODL\" missing)");
   if (have < kHeaderBytes)
     throw InputError(path, 0, "truncated model file: " + std::to_string(size) + " bytes, shorter than the 128-byte header");
-  const Header header = decode(h, path, size);
+  std::vector<double> values = read_label_values(file, h, path, size);
+  const Header header = decode(h, values, path, size);
   const auto K = static_cast<int>(header.classes);
   const auto loss = [&] {
     try {
@@ -179,7 +229,7 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
       throw InputError(path, 0, "corrupt model file: unknown loss '" + header.loss + "' with K = " + std::to_string(K));
     }
   }();
-  const LabelMap labels(header.labels, std::max(K, 2));
+  const LabelMap labels = decoded_map(header, std::move(values), path);
   if (loss.outputs() != K || !labels.fits(loss))
     throw InputError(path, 0, "corrupt model file: K = " + std::to_string(K) + " and the label map " + labels.describe() +
                                   " do not fit the loss " + header.loss);
@@ -188,7 +238,7 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
     throw InputError(path, 0, "the model has d = " + std::to_string(dim) + ", the given partition d = " +
                                   std::to_string(partition->dim()));
   LinearModel model(comm, partition != nullptr ? *partition : BlockPartition(dim, comm.size()), header.algorithm, loss,
-                    labels);
+                    labels, header.bias);
   const index_t first = K * model.partition_.begin(comm.rank());
   allocate_everywhere(comm, model.weights_, static_cast<std::size_t>(model.partition_.size(comm.rank()) * K));
   file.read(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), model.weights_.data(),
@@ -206,8 +256,8 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
   return model;
 }
 
-void save_model(const Learner& learner, const LabelMap& labels, const std::string& path) {
-  LinearModel(learner, labels).save(path);
+void save_model(const Learner& learner, const LabelMap& labels, const std::string& path, double bias) {
+  LinearModel(learner, labels, bias).save(path);
 }
 
 }  // namespace adasketch

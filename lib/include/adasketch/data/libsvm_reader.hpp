@@ -20,6 +20,7 @@
 // whose examples exceed `cache_bytes` on some rank is an InputError after that pass.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/data/example_source.hpp"
@@ -45,6 +46,8 @@ struct DatasetInfo {
   index_t nnz = 0;
   double label_min = 0.0, label_max = 0.0;
   bool labels_integral = true;
+  /// The distinct labels, ascending (at most LabelMap::kMaxValues + 1 of them are kept).
+  std::vector<double> labels;
 };
 
 /// This rank's work in the reader since its construction (the validating pass included).

@@ -30,6 +30,7 @@ struct CheckpointRun {
   int passes = 1;             ///< passes the run was asked for
   std::string data_name;      ///< the training data (for messages)
   index_t data_examples = 0;  ///< its examples per pass (a sanity check on resume); 0: unknown
+  double bias = 0.0;          ///< the bias B (> 0: the learner's last feature is B in every example)
 };
 
 /// A checkpoint's header.

@@ -20,9 +20,9 @@ namespace adasketch {
 
 class LinearModel {
  public:
-  /// A copy of the learner's current weight slice, with the label map its training data used.
-  /// Local (no communication).
-  LinearModel(const Learner& learner, const LabelMap& labels);
+  /// A copy of the learner's current weight slice, with the label map its training data used and
+  /// its bias B (> 0: the learner's last feature is the constant B; 0: none). Local (no communication).
+  LinearModel(const Learner& learner, const LabelMap& labels, double bias = 0.0);
 
   /// Collective. Reads a model file written at any rank count, partitioned for comm. Throws
   /// InputError naming the file, identically on every rank, for a missing, truncated or corrupt
@@ -36,7 +36,12 @@ class LinearModel {
 
   const Communicator& comm() const noexcept { return comm_; }
   const BlockPartition& partition() const noexcept { return partition_; }
+  /// The rows of W: the data's features, and the bias feature if any.
   index_t dim() const noexcept { return partition_.dim(); }
+  /// The bias B (0: none).
+  double bias() const noexcept { return bias_; }
+  /// The features of the data: dim() without the bias feature.
+  index_t data_dim() const noexcept { return dim() - (bias_ > 0.0 ? 1 : 0); }
   int outputs() const noexcept { return loss_.outputs(); }
   const std::string& algorithm() const noexcept { return algorithm_; }
   const Loss& loss() const noexcept { return loss_; }
@@ -49,7 +54,7 @@ class LinearModel {
 
  private:
   LinearModel(const Communicator& comm, const BlockPartition& partition, std::string algorithm, const Loss& loss,
-              const LabelMap& labels);
+              const LabelMap& labels, double bias);
   static LinearModel load(const Communicator& comm, const std::string& path, const BlockPartition* partition);
 
   Communicator comm_;
@@ -57,10 +62,11 @@ class LinearModel {
   std::string algorithm_;
   Loss loss_;
   LabelMap labels_;
+  double bias_ = 0.0;
   std::vector<double> weights_;
 };
 
-/// Collective: LinearModel(learner, labels).save(path).
-void save_model(const Learner& learner, const LabelMap& labels, const std::string& path);
+/// Collective: LinearModel(learner, labels, bias).save(path).
+void save_model(const Learner& learner, const LabelMap& labels, const std::string& path, double bias = 0.0);
 
 }  // namespace adasketch

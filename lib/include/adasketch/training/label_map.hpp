@@ -1,21 +1,28 @@
 #pragma once
 // How the labels of a data file become the labels a loss takes (loss.hpp): −1/+1 for the binary
 // losses, 0..K−1 for softmax, any real for regression. The map is chosen once, from the training
-// data's label range, and then applied to the training and test files alike (and stored in a model
-// file, so `predict` maps a test file exactly as training did).
+// data's distinct labels (of_values), and then applied to the training and test files alike (and
+// stored in model and checkpoint files, so `predict` maps a test file exactly as training did).
 //
-//   loss        training labels            map
+//   loss        distinct training labels   map
 //   regression  anything                   as is
-//   binary      smallest label 0           {0, 1} → {−1, +1}
-//               largest 2, smallest ≥ 1    {1, 2} → {−1, +1}
-//               otherwise                  {−1, +1} as is (also when every label is +1, or −1)
-//   softmax     smallest label ≥ 1         1..K → 0..K−1
-//               otherwise                  0..K−1 as is
+//   binary      ⊆ {−1, +1}                 {−1, +1} as is (also when every label is +1, or −1)
+//               {0} or {0, 1}              {0, 1} → {−1, +1}
+//               {2} or {1, 2}              {1, 2} → {−1, +1}
+//               any other two values a < b {a, b} → {−1, +1} (two_values)
+//   softmax     0..K−1 (K ≥ 2), or {0}     0..K−1 as is
+//               1..K (K ≥ 2), or {1}       1..K → 0..K−1
+//               any other K ≥ 2 values     ascending → 0..K−1 (listed_classes)
+// (infer and softmax_classes, from the label range alone, are the maps of earlier releases.)
 // A label the map does not cover (a 0 under {−1, +1}, a class beyond K, a fraction) is an InputError
 // naming the file and line, thrown identically on every rank (each rank reads every label).
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "adasketch/comm/communicator.hpp"
 #include "adasketch/learners/loss.hpp"
 #include "adasketch/types.hpp"
 
@@ -31,10 +38,21 @@ class LabelMap {
     one_two = 3,            ///< 1 → −1, 2 → +1
     classes_from_zero = 4,  ///< 0..K−1 as is
     classes_from_one = 5,   ///< 1..K → 0..K−1
+    two_values = 6,         ///< values()[0] → −1, values()[1] → +1
+    listed_classes = 7,     ///< values()[k] → k, k = 0..K−1
   };
+  /// The most distinct labels a map takes (softmax K).
+  static constexpr std::size_t kMaxValues = 65536;
 
   /// classes is K for the classes_* kinds (K ≥ 2) and ignored otherwise. Throws InvalidArgument.
   explicit LabelMap(Kind kind, int classes = 2);
+  /// two_values (2 values) or listed_classes (K ≥ 2 values): finite, strictly ascending. Throws
+  /// InvalidArgument.
+  LabelMap(Kind kind, std::vector<double> values);
+  /// The map for `loss` from the distinct training labels, ascending (table above). Throws InputError
+  /// naming `file` when they do not make one (binary: one value but ±1, 0 or 2, or more than two;
+  /// softmax: one value but 0 or 1, more than kMaxValues, or not finite).
+  static LabelMap of_values(const Loss& loss, std::span<const double> values, const std::string& file);
   /// The identity map of the labels `loss` takes as they are: ±1 (binary), 0..K−1 (softmax), real.
   static LabelMap of_loss(const Loss& loss);
   /// The map for `loss` from the smallest and largest training label (table above).
@@ -48,16 +66,25 @@ class LabelMap {
 
   Kind kind() const noexcept { return kind_; }
   int classes() const noexcept { return classes_; }
+  /// The label values of the two_values and listed_classes kinds (empty for the others).
+  std::span<const double> values() const noexcept { return values_; }
+  /// The training label that `mapped` (−1/+1 binary, a class 0..K−1 softmax) stands for.
+  double original(double mapped) const noexcept;
   /// Whether the map produces the labels `loss` takes (and, for softmax, K = loss.outputs()).
   bool fits(const Loss& loss) const noexcept;
   /// The mapped label; InputError(file, position) when the map does not cover `raw` (never NaN or ±inf).
   double apply(double raw, const std::string& file, index_t position) const;
-  /// E.g. "{0,1} -> {-1,+1}", "1..10 -> 0..9" (ASCII, for terminals and JSON alike).
+  /// E.g. "{0,1} -> {-1,+1}", "1..10 -> 0..9", "{2,5,7} -> 0..2" (ASCII, for terminals and JSON alike).
   std::string describe() const;
 
  private:
   Kind kind_;
   int classes_;
+  std::vector<double> values_;
 };
+
+/// Collective: the union of every rank's distinct labels `mine`, ascending, the same on every rank;
+/// at most LabelMap::kMaxValues + 1 values are kept (enough to tell that there are too many).
+std::vector<double> agree_label_values(const Communicator& comm, std::vector<double> mine);
 
 }  // namespace adasketch
