@@ -30,8 +30,20 @@ finish() {
   local status=$?
   [ "$status" -eq 0 ] || logs >&2
   if [ ${#pids[@]} -gt 0 ]; then
+    # Jobs first (slurmctld retries a job's RPCs to a stopped slurmd for minutes), then the daemons.
     scancel --full --quiet --user root 2>/dev/null || true
+    for _ in $(seq 30); do
+      [ -z "$(squeue -h -o %i 2>/dev/null || true)" ] && break
+      sleep 1
+    done
     kill "${pids[@]}" 2>/dev/null || true
+    for _ in $(seq 20); do
+      alive=0
+      for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+      [ "$alive" = 0 ] && break
+      sleep 1
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
   fi
   rm -rf "$work"
