@@ -4,7 +4,9 @@
 #   (a) sbatch --wait jobs/rfd_figure1.slurm from another directory: exit status 0, its table and reports;
 #   (b) srun --mpi=pmix -n 2 adasketch train: one run on 2 ranks (the report says 2);
 #   (c) jobs/train_resumable.slurm stopped by SIGTERM to its step (scancel --signal=TERM), requeued by
-#       itself, resumed: its model equals (b)'s uninterrupted run byte for byte.
+#       itself, resumed: its model equals (b)'s uninterrupted run byte for byte;
+#   (d) the same job with --signal=TERM@50, a 1-minute limit and --no-requeue: SIGTERM from SLURM's
+#       timer, a checkpoint and exit status 75.
 # Usage: run_slurm_test.sh ADASKETCH_BINARY. Needs root; daemons that do not start fail the test.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -155,4 +157,16 @@ done
 [ "$restarts" = 1 ] || fail "(c) job $job restarted $restarts times, not once"
 cmp "$work/ref.model" "$work/resumed.model" || fail "(c) the resumed model differs from the uninterrupted run's"
 echo "slurm test: (c) job $job: SIGTERM, $(grep -o 'stopped by SIGTERM after example [0-9]* of pass [0-9/]*' "$out"), requeued, resumed: the model equals the uninterrupted run's"
+# (d) SLURM's own timer: --signal=TERM@50 with a 1-minute limit signals the step at slurmctld's first
+# time-limit check (every 30 s) after 10 s; not requeueable, the script exits 75.
+status=0
+CHECKPOINT="$work/timed.ckpt" EVERY=0 sbatch --wait --quiet --ntasks=2 --no-requeue --time=1 --signal=TERM@50 \
+  --output="$work/timed.out" "$repo/jobs/train_resumable.slurm" \
+  --algo fast-ada-fd --ell 10 --data "$work/a9a4k.svm" --dim 123 --passes 2000 || status=$?
+[ "$status" = 75 ] || fail "(d) sbatch --wait --signal=TERM@50: exit status $status, not 75: $(cat "$work/timed.out")"
+for line in "stopped by SIGTERM after example" "train_resumable: stopped; run it again with CHECKPOINT=$work/timed.ckpt"; do
+  grep -qF "$line" "$work/timed.out" || fail "(d) no '$line' in the job's output: $(cat "$work/timed.out")"
+done
+[ -f "$work/timed.ckpt" ] || fail "(d) no checkpoint $work/timed.ckpt"
+echo "slurm test: (d) --signal=TERM@50 --time=1: $(grep -o 'stopped by SIGTERM after example [0-9]* of pass [0-9/]*' "$work/timed.out"), exit 75"
 echo "slurm test: passed"
