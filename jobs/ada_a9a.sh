@@ -10,9 +10,15 @@
 #   bash jobs/ada_a9a.sh [ALGO ...]         (default: ada-fd ada-fd-da)
 #
 # Environment: OUT (default results/ada_a9a), NP ranks (default 1), ELL (default 20), LOSS
-# (default logistic), ADASKETCH (default build/drivers/adasketch).
+# (default logistic), ADASKETCH_BIN and ADASKETCH_LAUNCHER (jobs/lib/env.sh).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/ada_a9a}"
 np="${NP:-${SLURM_NTASKS:-1}}"
 ell="${ELL:-20}"

@@ -14,16 +14,19 @@
 # (adasketch::make_low_rank_regression, generated on the fly by every run, the same examples at any
 # rank count; `adasketch generate --data SPEC --out FILE` writes them to a file).
 # Environment: OUT (default results/ada_synthetic), NP ranks (default 1), ELL (default 10),
-# BUILD (default build), SEED (default 1), DATA (another data file or spec instead).
+# SEED (default 1), DATA (another data file or spec instead).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/ada_synthetic}"
 np="${NP:-${SLURM_NTASKS:-1}}"
 ell="${ELL:-10}"
-build="${BUILD:-$here/build}"
 seed="${SEED:-1}"
-export ADASKETCH="${ADASKETCH:-$build/drivers/adasketch}"
 algos=("$@")
 [ ${#algos[@]} -gt 0 ] || algos=(ada-fd ada-diag ada-fd-da ada-diag-da)
 mkdir -p "$out"

@@ -11,9 +11,15 @@
 #   bash jobs/ada_usps.sh [ALGO ...]        (default: ada-fd ada-gp ada-dp; also fast-ada-fd, *-da)
 #
 # Environment: OUT (default results/ada_usps), NP ranks (default 1; results agree across rank
-# counts to round-off), ELL (default 15), ADASKETCH (default build/drivers/adasketch).
+# counts to round-off), ELL (default 15), ADASKETCH_BIN and ADASKETCH_LAUNCHER (jobs/lib/env.sh).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/ada_usps}"
 np="${NP:-${SLURM_NTASKS:-1}}"
 ell="${ELL:-15}"

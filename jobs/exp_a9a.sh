@@ -24,10 +24,15 @@
 # its rows show "not run", and rerunning the same command fills them in.
 #
 # Environment: OUT (default results/exp_a9a), NP (default 1), SPLITS (default "split70 a9a"), ELLS
-# (default "5 10 20"), RESCALE (default "0 1"), ALPHAS, ETAS, DELTAS, ADASKETCH (binary).
+# (default "5 10 20"), RESCALE (default "0 1"), ALPHAS, ETAS, DELTAS, ADASKETCH_BIN (jobs/lib/env.sh).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/exp_a9a}"
 np="${NP:-${SLURM_NTASKS:-1}}"
 splits="${SPLITS:-split70 a9a}"

@@ -32,10 +32,15 @@
 #                             where CompAdaGrad's LASSO step fails to converge count as failed.
 # Cost at 1 rank: about 45 min in all.
 #
-# Environment: OUT (default results/exp_comp_adagrad), NP (default 1), LAMBDA1S, ADASKETCH (binary).
+# Environment: OUT (default results/exp_comp_adagrad), NP (default 1), LAMBDA1S, ADASKETCH_BIN (jobs/lib/env.sh).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/exp_comp_adagrad}"
 np="${NP:-${SLURM_NTASKS:-1}}"
 lambda1s="${LAMBDA1S:-1e-4 1e-3 3e-3 1e-2 1.5e-2 2e-2 3e-2 0.1}"

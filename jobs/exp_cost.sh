@@ -21,12 +21,17 @@
 # then their runs are skipped, and rerunning the same command fills them in.
 #
 # Environment: OUT (default results/exp_cost), RANKS (default "1 2"), DIMS (default "100 200 500
-# 1000 2000 4000"), FULL_MAX_DIM (default 2000), ELL (default 10), BENCH (binary).
+# 1000 2000 4000"), FULL_MAX_DIM (default 2000), ELL (default 10), ADASKETCH_BENCH_LEARNERS (jobs/lib/env.sh).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/exp_cost}"
-bench="${BENCH:-$here/build/drivers/adasketch-bench-learners}"
+bench=$ADASKETCH_BENCH_LEARNERS
 ranks="${RANKS:-1 2}"
 dims="${DIMS:-100 200 500 1000 2000 4000}"
 full_max="${FULL_MAX_DIM:-2000}"
@@ -38,7 +43,6 @@ py=/usr/bin/python3
 mkdir -p "$out"
 
 for np in $ranks; do
-  if [ -n "${SLURM_JOB_ID:-}" ]; then launch=(srun -n "$np"); else launch=(mpirun --quiet -np "$np" --oversubscribe); fi
   for d in $dims; do
     for group in "${groups[@]}"; do
       case $group in
@@ -52,7 +56,7 @@ for np in $ranks; do
       esac
       report="$out/np$np-d$d-$group.json"
       [ -f "$report" ] && continue
-      if "${launch[@]}" "$bench" --dim "$d" --ell "$ell" "${args[@]}" --report "$report.tmp" >"$out/np$np-d$d-$group.log" 2>&1; then
+      if launch "$np" "$bench" --dim "$d" --ell "$ell" "${args[@]}" --report "$report.tmp" >"$out/np$np-d$d-$group.log" 2>&1; then
         mv "$report.tmp" "$report"
         echo "$group, d = $d, $np rank(s): $(awk -F'[:,]' '/"seconds_per_example"/ { printf "%s s/example ", $2 }' "$report")"
       else

@@ -25,10 +25,15 @@
 # Cost at 1 rank: about 0.5 s a point (mostly the start of the process), 1,200 points, about 11 min.
 #
 # Environment: OUT (default results/exp_ill_conditioned), NP (default 1), KAPPAS (default 10 20 … 200),
-# ADASKETCH (binary), ALPHA_EXPONENTS, ETA_EXPONENTS, DELTAS.
+# ADASKETCH_BIN (jobs/lib/env.sh), ALPHA_EXPONENTS, ETA_EXPONENTS, DELTAS.
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/exp_ill_conditioned}"
 np="${NP:-${SLURM_NTASKS:-1}}"
 kappas="${KAPPAS:-$(seq -s ' ' 10 10 200)}"

@@ -26,11 +26,16 @@
 # point and shows as "not run" in the table; rerunning the same command fills it in.
 #
 # Environment: OUT (default results/exp_regression), NP ranks (default 1), ELL (default 10),
-# SEED (default 1), ADASKETCH (binary), ETAS, DELTAS, SON_ETAS, SON_ALPHAS, FULL_ETAS, FULL_DELTAS
+# SEED (default 1), ADASKETCH_BIN (jobs/lib/env.sh), ETAS, DELTAS, SON_ETAS, SON_ALPHAS, FULL_ETAS, FULL_DELTAS
 # (grids).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 out="${OUT:-$here/results/exp_regression}"
 np="${NP:-${SLURM_NTASKS:-1}}"
 ell="${ELL:-10}"

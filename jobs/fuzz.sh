@@ -5,11 +5,16 @@
 # small valid and invalid inputs. Crashes are left as build-fuzz/artifacts/<target>/crash-*.
 # Usage: [FUZZ_SECONDS=N] [FUZZ_TARGETS="libsvm_line data_file model_file checkpoint_file"] bash jobs/fuzz.sh
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 build="$here/build-fuzz"
 seconds="${FUZZ_SECONDS:-600}"
 targets=(${FUZZ_TARGETS:-libsvm_line data_file model_file checkpoint_file})
-source "$here/jobs/mpi_env.sh"
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (apt-get install clang)" >&2; exit 1; }
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DADASKETCH_BUILD_TESTS=OFF \
@@ -52,7 +57,7 @@ LINES
         printf '\0\0\0\0\0\0\xf0\xbf\0\0\0\0\0\0\0\x40\0\0\0\0\0\0\xf0\x3f'; } >"$dir/dense"
       ;;
     model_file)
-      local adasketch="$here/build/drivers/adasketch"
+      local adasketch="$ADASKETCH_BIN"
       [ -x "$adasketch" ] || { echo "fuzz: seeding model_file needs $adasketch (bash jobs/setup.sh)" >&2; exit 1; }
       printf '+1 1:1 3:2\n-1 2:1\n' >"$work/bin.svm"
       printf '1 1:1\n3 2:1\n2 3:-1\n' >"$work/multi.svm"
@@ -66,7 +71,7 @@ LINES
       done
       ;;
     checkpoint_file)
-      local adasketch="$here/build/drivers/adasketch" a
+      local adasketch="$ADASKETCH_BIN" a
       [ -x "$adasketch" ] || { echo "fuzz: seeding checkpoint_file needs $adasketch (bash jobs/setup.sh)" >&2; exit 1; }
       printf '+1 1:1 3:2\n-1 2:1\n+1 1:-1 2:0.5\n' >"$work/bin.svm"
       printf '1 1:1\n3 2:1\n2 3:-1\n' >"$work/multi.svm"

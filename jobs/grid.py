@@ -10,9 +10,10 @@ are separated by commas or spaces. Each point runs `adasketch train TRAIN OPTION
 A point whose report is complete is not run again (so an interrupted grid continues where it stopped),
 nor is one that failed before (DIR/<point>.failed holds its error line; a diverged run, a NumericError,
 is such a failure), unless --redo. A point refused with exit status 2 (bad options, e.g. an algorithm
-this build does not have) stops the grid and leaves nothing behind, so a later rerun runs it. Under SLURM (SLURM_JOB_ID set) the runs use `srun -n RANKS`,
+this build does not have) stops the grid and leaves nothing behind, so a later rerun runs it. The runs
+use `$ADASKETCH_LAUNCHER RANKS` when set, else under SLURM (SLURM_JOB_ID set) `srun --mpi=pmix -n RANKS`,
 otherwise `mpirun --quiet -np RANKS --oversubscribe`, or for one rank the binary itself (an MPI
-singleton); ADASKETCH overrides the binary (default build/drivers/adasketch).
+singleton); the binary is $ADASKETCH_BIN, else adasketch on PATH, else build/drivers/adasketch.
 
 The choice (choose() below, also used by jobs/tables.py): the fewest online mistakes, ties broken by
 the lower cumulative loss (classification, and regression losses on ±1 labels, which report sign
@@ -24,6 +25,8 @@ import itertools
 import json
 import math
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -40,15 +43,18 @@ def point_name(assignment):
 
 
 def launcher(ranks):
+    if os.environ.get("ADASKETCH_LAUNCHER"):
+        return shlex.split(os.environ["ADASKETCH_LAUNCHER"]) + [str(ranks)]
     if os.environ.get("SLURM_JOB_ID"):
-        return ["srun", "-n", str(ranks)]
+        return ["srun", "--mpi=pmix", "-n", str(ranks)]
     if ranks == 1:
         return []  # an MPI singleton: the same run without mpirun's start-up (about 0.5 s a point)
     return ["mpirun", "--quiet", "-np", str(ranks), "--oversubscribe"]
 
 
 def binary():
-    return os.environ.get("ADASKETCH", os.path.join(HERE, "build", "drivers", "adasketch"))
+    return os.environ.get("ADASKETCH_BIN") or shutil.which("adasketch") or \
+        os.path.join(HERE, "build", "drivers", "adasketch")
 
 
 def load_point(out, name):
@@ -158,7 +164,7 @@ def main():
             parser.error("--vary takes NAME=V1,V2,..., got '%s'" % spec)
         axes.append([(name, v) for v in split_values(values)])
     if not os.access(binary(), os.X_OK):
-        sys.exit("grid.py: %s not found: build first (bash jobs/setup.sh) or set ADASKETCH" % binary())
+        sys.exit("grid.py: %s not found: build first (bash jobs/setup.sh) or set ADASKETCH_BIN" % binary())
     os.makedirs(args.out, exist_ok=True)
     print("grid: %s, %d rank(s), %s" % (args.out, args.np, " ".join(fixed)), flush=True)
     start = time.time()

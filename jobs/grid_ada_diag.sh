@@ -16,12 +16,17 @@
 #
 # Defaults: ada-diag, logistic loss, tests/data/a9a.gz → a9a.t.gz with d = 123 (for other data, d
 # comes from the training file unless --dim is given), 1 rank, OUT =
-# results/grid/<algo>-<loss>-<data name>. ADASKETCH overrides the binary (default build/drivers/adasketch).
+# results/grid/<algo>-<loss>-<data name>. ADASKETCH_BIN and ADASKETCH_LAUNCHER as in jobs/lib/env.sh.
 # Under SLURM (sbatch) the runs use srun with the allocation's tasks; otherwise mpirun.
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
-bin="${ADASKETCH:-$here/build/drivers/adasketch}"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
+bin=$ADASKETCH_BIN
 
 algo=ada-diag loss=logistic data="$here/tests/data/a9a.gz" test="$here/tests/data/a9a.t.gz" dim=auto
 ranks="${SLURM_NTASKS:-1}" out="" etas="1e-4 1e-3 1e-2 1e-1 1 10 100" deltas="1e-4 1e-3 1e-2 1e-1 1 10 100"
@@ -45,11 +50,10 @@ if [ "$dim" = auto ]; then
   dim=""
   [ "$data" = "$here/tests/data/a9a.gz" ] && dim=123  # a9a.t's largest index is 122
 fi
-[ -x "$bin" ] || { echo "grid_ada_diag.sh: $bin not found: build first (bash jobs/setup.sh) or set ADASKETCH" >&2; exit 2; }
+[ -x "$bin" ] || { echo "grid_ada_diag.sh: $bin not found: build first (bash jobs/setup.sh) or set ADASKETCH_BIN" >&2; exit 2; }
 name=$(basename "$data"); name=${name%.gz}
 out="${out:-$here/results/grid/$algo-$loss-$name}"
 mkdir -p "$out"
-if [ -n "${SLURM_JOB_ID:-}" ]; then launch=(srun -n "$ranks"); else launch=(mpirun --quiet -np "$ranks" --oversubscribe); fi
 test_args=()
 [ -n "$test" ] && test_args=(--test "$test")
 dim_args=()
@@ -65,7 +69,7 @@ table="$out/table.tsv"
 for eta in $etas; do
   for delta in $deltas; do
     report="$out/eta$eta-delta$delta.json"
-    if ! "${launch[@]}" "$bin" train --algo "$algo" --loss "$loss" --data "$data" "${test_args[@]}" "${dim_args[@]}" \
+    if ! launch "$ranks" "$bin" train --algo "$algo" --loss "$loss" --data "$data" "${test_args[@]}" "${dim_args[@]}" \
       --eta "$eta" --delta "$delta" --report "$report" "${extra[@]}" >"$out/eta$eta-delta$delta.log" 2>&1; then
       printf '%-8s %-8s %s\n' "$eta" "$delta" "failed: $(tail -n 1 "$out/eta$eta-delta$delta.log")"
       continue

@@ -5,9 +5,9 @@ it with the recorded run: online mistakes, cumulative loss (relative difference)
     python3 jobs/rank_check.py RESULTS_DIR [--np 2]
 
 A grid is a directory of jobs/grid.py reports; its chosen point (jobs/grid.py's rule) is rerun with
-the command recorded in its log, under `mpirun --quiet -np NP --oversubscribe` (`srun -n NP` under
-SLURM), writing its report to a temporary file. Prints one line per grid and the largest relative
-difference of the cumulative loss; exits with status 1 if a mistake count or a test accuracy differs.
+the command recorded in its log, launched as jobs/grid.py launches NP ranks, writing its report to
+a temporary file. Prints one line per grid and the largest relative difference of the cumulative
+loss; exits with status 1 if a mistake count or a test accuracy differs.
 """
 import argparse
 import json
@@ -32,8 +32,7 @@ def main():
     parser.add_argument("results")
     parser.add_argument("--np", type=int, default=2)
     args = parser.parse_args()
-    launch = ["srun", "-n", str(args.np)] if os.environ.get("SLURM_JOB_ID") else \
-        ["mpirun", "--quiet", "-np", str(args.np), "--oversubscribe"]
+    launch = grid.launcher(args.np)
     worst, differ = 0.0, False
     for directory in grids(args.results):
         name, report = grid.choose(grid.load_grid(directory))

@@ -12,12 +12,17 @@
 #   bash jobs/rank_differences.sh [ALGO ...]     (default: every learner)
 #
 # Environment: DATA, TEST (default tests/data/a9a.gz, a9a.t.gz), ELL (default 20), EXTRA (more
-# train options), OUT (default results/rank_differences), ADASKETCH (default build/drivers/adasketch).
+# train options), OUT (default results/rank_differences), ADASKETCH_BIN and ADASKETCH_LAUNCHER (jobs/lib/env.sh).
 # Needs python3 to read the model files (format in docs/formats.md).
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
-bin="${ADASKETCH:-$here/build/drivers/adasketch}"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
+bin=$ADASKETCH_BIN
 out="${OUT:-$here/results/rank_differences}"
 data="${DATA:-$here/tests/data/a9a.gz}"
 test_data="${TEST:-$here/tests/data/a9a.t.gz}"
@@ -27,7 +32,6 @@ algos=("$@")
 [ ${#algos[@]} -gt 0 ] || algos=(ada-diag ada-diag-da ada-fd ada-fd-da fast-ada-fd fast-ada-fd-da ada-gp ada-gp-da
   ada-dp ada-dp-da fd-son fast-fd-son rp-son oja-son rfd-son fast-rfd-son)
 mkdir -p "$out"
-if [ -n "${SLURM_JOB_ID:-}" ]; then launch=(srun); else launch=(mpirun --quiet --oversubscribe); fi
 
 value() { awk -v key="\"$2\":" '$1 == key { v = $2; sub(/,$/, "", v); print v; exit }' "$1"; }
 
@@ -37,7 +41,7 @@ for algo in "${algos[@]}"; do
   loss=logistic
   [[ "$algo" == *-son ]] && loss=squared
   for np in 1 2 3; do
-    "${launch[@]}" -n "$np" "$bin" train --algo "$algo" --loss "$loss" --ell "$ell" "${extra[@]}" --data "$data" \
+    launch "$np" "$bin" train --algo "$algo" --loss "$loss" --ell "$ell" "${extra[@]}" --data "$data" \
       --test "$test_data" --model "$out/$algo.np$np.model" --report "$out/$algo.np$np.json" >/dev/null
   done
   diffs=$(python3 - "$out/$algo".np{1,2,3}.model <<'EOF'

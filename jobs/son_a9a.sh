@@ -19,22 +19,26 @@
 # allocation, mpirun otherwise. One JSON report per run in $OUT (default results/son_a9a).
 # With the squared loss on ±1 labels, `adasketch train` reports sign mistakes and the sign accuracy.
 set -euo pipefail
-here="${SLURM_SUBMIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-source "$here/jobs/mpi_env.sh"
-bin="${BIN:-$here/build/drivers/adasketch}"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
+bin=$ADASKETCH_BIN
 train="${TRAIN:-$here/tests/data/a9a.gz}"
 test="${TEST:-$here/tests/data/a9a.t.gz}"
 out="${OUT:-$here/results/son_a9a}"
 ranks="${SLURM_NTASKS:-2}"
 ell="${ELL:-20}"
 mkdir -p "$out"
-if [ -n "${SLURM_JOB_ID:-}" ]; then launch=(srun); else launch=(mpirun --quiet -np "$ranks" --oversubscribe); fi
 
 # run ALGO ALPHA0 SIGMA ETA SCHEDULE → one table row
 run() {
   local algo=$1 a0=$2 sigma=$3 eta=$4 sched=$5
   local name="$out/$algo.ell$ell.a$a0.s$sigma.e$eta.$sched.np$ranks"
-  "${launch[@]}" "$bin" train --algo "$algo" --loss squared --ell "$ell" --alpha0 "$a0" --C 1 \
+  launch "$ranks" "$bin" train --algo "$algo" --loss squared --ell "$ell" --alpha0 "$a0" --C 1 \
     --sigma "$sigma" --eta "$eta" --eta-schedule "$sched" --data "$train" --test "$test" --dim 123 \
     --report "$name.json" >/dev/null
   local acc mean_loss spe

@@ -5,8 +5,13 @@
 # PROCESSORS, so a 3-rank test runs alone); ADASKETCH_TEST_SANITIZE=0 skips that round. Extra
 # arguments go to ctest (e.g. -R cli_).
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$here/jobs/mpi_env.sh"
+jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=$(dirname "$(scontrol show job "${SLURM_JOB_ID:-none}" 2>/dev/null | sed -n 's/^ *Command=\([^ ]*\).*/\1/p')")
+[ -f "$jobs_dir/lib/env.sh" ] ||
+  jobs_dir=${ADASKETCH_REPO:?jobs/lib/env.sh not found next to this script: set it to the adasketch repository}/jobs
+source "$jobs_dir/lib/env.sh"
+here=$ADASKETCH_REPO
 bash "$here/jobs/setup.sh" "$here/build"
 (cd "$here/build" && ctest --output-on-failure --timeout 600 "$@")
 if [ "${ADASKETCH_TEST_SANITIZE:-1}" != 0 ]; then
