@@ -4,15 +4,7 @@
 // data's distinct labels (of_values), and then applied to the training and test files alike (and
 // stored in model and checkpoint files, so `predict` maps a test file exactly as training did).
 //
-//   loss        distinct training labels   map
-//   regression  anything                   as is
-//   binary      ⊆ {−1, +1}                 {−1, +1} as is (also when every label is +1, or −1)
-//               {0} or {0, 1}              {0, 1} → {−1, +1}
-//               {2} or {1, 2}              {1, 2} → {−1, +1}
-//               any other two values a < b {a, b} → {−1, +1} (two_values)
-//   softmax     0..K−1 (K ≥ 2), or {0}     0..K−1 as is
-//               1..K (K ≥ 2), or {1}       1..K → 0..K−1
-//               any other K ≥ 2 values     ascending → 0..K−1 (listed_classes)
+// The maps, by loss and distinct training labels, are specified in docs/formats.md ("Label maps").
 // (infer and softmax_classes, from the label range alone, are the maps of earlier releases.)
 // A label the map does not cover (a 0 under {−1, +1}, a class beyond K, a fraction) is an InputError
 // naming the file and line, thrown identically on every rank (each rank reads every label).
