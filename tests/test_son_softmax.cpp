@@ -25,21 +25,7 @@
 #include "checkpoint_support.hpp"
 #include "learners/box_projection.hpp"
 #include "son_test_support.hpp"
-
-// ---- Allocation counter (global operator new replacement; counts only while enabled). -----------------
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<long> g_allocations{0};
-std::atomic<bool> g_counting{false};
-}  // namespace
-
-void* operator new(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "allocation_counter.hpp"  // g_allocations, g_counting: steps that must not allocate
 
 using namespace adasketch;
 using namespace adasketch::test;
