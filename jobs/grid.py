@@ -2,7 +2,7 @@
 """A hyperparameter grid of `adasketch train`: every combination of the --vary lists, one JSON report
 per point, then the point chosen on the training stream only.
 
-    python3 jobs/grid.py --out DIR [--np RANKS] [--vary NAME=V1,V2,...]... [--redo] -- TRAIN OPTIONS
+    python3 jobs/grid.py --out DIR [--np RANKS] [--jobs N] [--vary NAME=V1,V2,...]... [--redo] -- TRAIN OPTIONS
 
 NAME is a train option without its dashes (eta, delta, alpha0, lambda1, tau, ell, ...); the values
 are separated by commas or spaces. Each point runs `adasketch train TRAIN OPTIONS --NAME V ...
@@ -14,6 +14,8 @@ this build does not have) stops the grid and leaves nothing behind, so a later r
 use `$ADASKETCH_LAUNCHER RANKS` when set, else under SLURM (SLURM_JOB_ID set) `srun --mpi=pmix -n RANKS`,
 otherwise `mpirun --quiet -np RANKS --oversubscribe`, or for one rank the binary itself (an MPI
 singleton); the binary is $ADASKETCH_BIN, else adasketch on PATH, else build/drivers/adasketch.
+--jobs N (default $ADASKETCH_GRID_JOBS, else 1) runs N points at a time, each on RANKS ranks (under
+SLURM as `srun --exact`, so that the steps share the allocation); the output keeps the grid's order.
 
 The choice (choose() below, also used by jobs/tables.py): the fewest online mistakes, ties broken by
 the lower cumulative loss (classification, and regression losses on ±1 labels, which report sign
@@ -21,6 +23,7 @@ mistakes), or the lowest cumulative loss when the run has no mistakes (regressio
 progressive-validation numbers of the training stream: the test set plays no part.
 """
 import argparse
+import concurrent.futures
 import itertools
 import json
 import math
@@ -42,11 +45,11 @@ def point_name(assignment):
     return "_".join("%s=%s" % (name, value) for name, value in assignment) or "default"
 
 
-def launcher(ranks):
+def launcher(ranks, concurrent_steps=False):
     if os.environ.get("ADASKETCH_LAUNCHER"):
         return shlex.split(os.environ["ADASKETCH_LAUNCHER"]) + [str(ranks)]
     if os.environ.get("SLURM_JOB_ID"):
-        return ["srun", "--mpi=pmix", "-n", str(ranks)]
+        return ["srun", "--mpi=pmix"] + (["--exact"] if concurrent_steps else []) + ["-n", str(ranks)]
     if ranks == 1:
         return []  # an MPI singleton: the same run without mpirun's start-up (about 0.5 s a point)
     return ["mpirun", "--quiet", "-np", str(ranks), "--oversubscribe"]
@@ -113,7 +116,7 @@ def describe(report):
     return text
 
 
-def run_point(out, ranks, assignment, fixed, redo):
+def run_point(out, ranks, assignment, fixed, redo, concurrent_steps=False):
     name = point_name(assignment)
     report = os.path.join(out, name + ".json")
     failed = os.path.join(out, name + ".failed")
@@ -125,7 +128,7 @@ def run_point(out, ranks, assignment, fixed, redo):
         if os.path.exists(stale):
             os.remove(stale)
     varied = [a for name_value in assignment for a in ("--" + name_value[0], name_value[1])]
-    command = launcher(ranks) + [binary(), "train"] + fixed + varied + ["--report", report]
+    command = launcher(ranks, concurrent_steps) + [binary(), "train"] + fixed + varied + ["--report", report]
     with open(os.path.join(out, name + ".log"), "w") as log:
         log.write(" ".join(command) + "\n")
         log.flush()
@@ -146,9 +149,10 @@ def run_point(out, ranks, assignment, fixed, redo):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     usage="%(prog)s --out DIR [--np N] [--vary NAME=LIST]... [--redo] -- TRAIN OPTIONS")
+                                     usage="%(prog)s --out DIR [--np N] [--jobs N] [--vary NAME=LIST]... [--redo] -- TRAIN OPTIONS")
     parser.add_argument("--out", required=True)
     parser.add_argument("--np", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("ADASKETCH_GRID_JOBS", "1")))
     parser.add_argument("--vary", action="append", default=[], metavar="NAME=LIST")
     parser.add_argument("--redo", action="store_true")
     argv = sys.argv[1:]
@@ -169,11 +173,15 @@ def main():
     print("grid: %s, %d rank(s), %s" % (args.out, args.np, " ".join(fixed)), flush=True)
     start = time.time()
     names = []
-    for assignment in itertools.product(*axes):
-        name, what = run_point(args.out, args.np, list(assignment), fixed, args.redo)
+    pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
+    runs = [pool.submit(run_point, args.out, args.np, list(a), fixed, args.redo, args.jobs > 1)
+            for a in itertools.product(*axes)]
+    for run in runs:
+        name, what = run.result()
         names.append(name)
         if what.startswith("exit status 2"):
             print("grid not run: the binary refuses the options (%s)" % what)
+            pool.shutdown(cancel_futures=True)
             return
         if what == "failed":
             with open(os.path.join(args.out, name + ".failed")) as f:
