@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A one-node SLURM on this machine (munged, slurmctld, slurmd as root, everything in a temporary
 # directory) running the job scripts as a user would (docs/slurm.md, "The SLURM test"):
-#   (a) sbatch --wait jobs/rfd_figure1.slurm from another directory: exit status 0, its table and reports;
+#   (a) sbatch --wait jobs/rfd_figure1.sbatch from another directory (one small file, ℓ ∈ {5, 10}): exit
+#       status 0, its lines, its reports and its three outputs (CSV, PNG, Markdown);
 #   (b) srun --mpi=pmix -n 2 adasketch train: one run on 2 ranks (the report says 2);
 #   (c) jobs/train_resumable.slurm stopped by SIGTERM to its step (scancel --signal=TERM), requeued by
 #       itself, resumed: its model equals (b)'s uninterrupted run byte for byte;
@@ -113,13 +114,19 @@ gzip -dc "$repo/tests/data/a9a.gz" | awk "NR <= 2000" >"$work/a9a2k.svm"
 mkdir "$work/submit"
 cd "$work/submit"
 status=0
-OUT="$work/rfd" DATA="$work/a9a2k.svm" sbatch --wait --quiet --ntasks=2 "$repo/jobs/rfd_figure1.slurm" || status=$?
+OUT="$work/rfd" RESULTS="$work/tables" DATA="$work/a9a2k.svm" ELLS="5 10" \
+  sbatch --wait --quiet --ntasks=2 "$repo/jobs/rfd_figure1.sbatch" || status=$?
 out=$(ls rfd_figure1.*.out)
-[ "$status" -eq 0 ] || fail "(a) sbatch --wait jobs/rfd_figure1.slurm: exit status $status; its output: $(cat "$out")"
-rows=$(awk 'NR > 1 && NF == 5 && $2 ~ /^(5|10|20|40)$/ && $3 > 0 && $3 < 1' "$out" | wc -l)
-reports=$(ls "$work"/rfd/*.np2.json | wc -l)
-[ "$rows" -eq 16 ] && [ "$reports" -eq 16 ] || fail "(a) expected 16 table rows and 16 reports, got $rows and $reports: $(cat "$out")"
-echo "slurm test: (a) sbatch --wait jobs/rfd_figure1.slurm from $PWD: exit 0, 16 rows, 16 reports"
+[ "$status" -eq 0 ] || fail "(a) sbatch --wait jobs/rfd_figure1.sbatch: exit status $status; its output: $(cat "$out")"
+rows=$(awk '$1 == "a9a2k.svm" && NF == 5 && $3 ~ /^(5|10)$/ && $4 > 0 && $4 < 1' "$out" | wc -l)
+reports=$(ls "$work"/rfd/a9a2k.svm/*.np2.json | wc -l)
+[ "$rows" -eq 8 ] && [ "$reports" -eq 8 ] || fail "(a) expected 8 lines and 8 reports, got $rows and $reports: $(cat "$out")"
+for f in csv png md; do
+  [ -s "$work/tables/rfd_figure1/rfd_figure1.$f" ] || fail "(a) no $work/tables/rfd_figure1/rfd_figure1.$f: $(cat "$out")"
+done
+[ "$(grep -c '^| a9a2k.svm | ' "$work/tables/rfd_figure1/rfd_figure1.md")" -eq 2 ] ||
+  fail "(a) the Markdown table has not 2 rows: $(cat "$work/tables/rfd_figure1/rfd_figure1.md")"
+echo "slurm test: (a) sbatch --wait jobs/rfd_figure1.sbatch from $PWD: exit 0, 8 lines, 8 reports, CSV, PNG and table"
 
 # (b) srun --mpi=pmix: one run of 2 ranks, enough passes for (c) to stop it mid-run.
 value() { awk -v key="\"$2\":" '$1 == key { v = $2; sub(/,$/, "", v); print v; exit }' "$1"; }
