@@ -3,8 +3,9 @@
 
     python3 jobs/tables.py TABLE [--results DIR]
 
-TABLE is regression, ill, a9a, comp or cost (DIR defaults to the directory its jobs/exp_*.sh script
-writes, e.g. results/exp_ill_conditioned).
+TABLE is regression, comp or cost (DIR defaults to the directory its jobs/exp_*.sh script writes,
+e.g. results/exp_regression). The ill-conditioned and a9a tables are written by their jobs,
+jobs/son_ill_conditioned.sbatch and jobs/rfd_a9a.sbatch (jobs/lib/).
 Every grid's point is chosen on the training stream only (jobs/grid.py: fewest online mistakes, ties
 by the lower cumulative loss; the lowest cumulative loss for regression); a grid with no finished
 point shows "not run".
@@ -83,87 +84,6 @@ def regression(results):
     return "\n".join(lines)
 
 
-# --- SON §5.1's ill-conditioned problem (exp_ill_conditioned.sh) ---------------------------------
-
-ILL_COLUMNS = [("Oja-SON m = 0", "oja-son-m0", [("alpha0", "α")]),
-               ("Oja-SON m = 5", "oja-son-m5", [("alpha0", "α")]),
-               ("Oja-SON m = 10", "oja-son-m10", [("alpha0", "α")]),
-               ("ADA-DIAG", "ada-diag", [("eta", "η"), ("delta", "δ")])]
-
-
-def ill(results):
-    kappas = sorted(int(e[5:]) for e in os.listdir(results) if e.startswith("kappa")) if os.path.isdir(results) else []
-    lines = [header(["κ"] + [label for label, _, _ in ILL_COLUMNS])]
-    for kappa in kappas:
-        cells = [str(kappa)]
-        for _, name, keys in ILL_COLUMNS:
-            r = chosen(os.path.join(results, "kappa%d" % kappa, name))
-            cells.append(NOT_RUN if r is None else "%s (%s)" % (pct(r["mistake_rate"]), params(r, keys)))
-        lines.append(row(cells))
-    return "\n".join(lines)
-
-
-# --- a9a (exp_a9a.sh) ---------------------------------------------------------------------------
-
-# RFD paper Table 2, a9a column (its 70/30 split, best α₀ chosen by the paper), for reference.
-A9A_PAPER = {"ada-diag": 83.4783, "full-on": 83.8264,
-             "fd-son-m5": 83.6524, "fd-son-m10": 83.6728, "fd-son-m20": 83.6831,
-             "rp-son-m5": 83.6626, "rp-son-m10": 83.7240, "rp-son-m20": 83.6626,
-             "oja-son-m5": 83.7650, "oja-son-m10": 83.7547, "oja-son-m20": 83.6217,
-             "rfd-son-m5": 83.6319, "rfd-son-m10": 83.6831, "rfd-son-m20": 83.9390}
-# RFD paper Table 3, a9a column: training seconds at the best α₀ (Matlab, i7-3770), for reference.
-A9A_PAPER_SECONDS = {"ada-diag": 40.66, "full-on": 44.62,
-                     "fd-son-m5": 40.16, "fd-son-m10": 41.55, "fd-son-m20": 49.06,
-                     "rp-son-m5": 17.01, "rp-son-m10": 18.04, "rp-son-m20": 21.33,
-                     "oja-son-m5": 17.75, "oja-son-m10": 17.43, "oja-son-m20": 20.38,
-                     "rfd-son-m5": 35.42, "rfd-son-m10": 40.14, "rfd-son-m20": 43.33}
-A9A_ROWS = ["ada-diag", "full-on"] + ["%s-m%d" % (a, m) for a in ("fd-son", "rp-son", "oja-son", "rfd-son")
-                                       for m in (5, 10, 20)]
-
-
-def a9a_label(name):
-    if "-m" not in name:
-        return {"ada-diag": "ADA-DIAG", "full-on": "FULL-ON"}[name]
-    algo, m = name.rsplit("-m", 1)
-    return "%s, m = %s" % ({"fd-son": "FD-SON", "rp-son": "RP-SON", "oja-son": "Oja-SON", "rfd-son": "RFD-SON"}[algo], m)
-
-
-def a9a_cell(directory, keys):
-    r = chosen(directory)
-    if r is None:
-        return NOT_RUN
-    return "%s (%s)" % (pct(r["test_accuracy"]), params(r, keys))
-
-
-def a9a(results):
-    splits = [("split70", "70/30 split"), ("a9a", "a9a → a9a.t")]
-    cols = ["algorithm"]
-    for _, title in splits:
-        cols += ["%s" % title, "%s, rescaled" % title]
-    cols.append("paper (70/30)")
-    lines = [header(cols)]
-    for name in A9A_ROWS:
-        keys = [("eta", "η"), ("delta", "δ")] if name == "ada-diag" else [("alpha0", "α₀")]
-        cells = [a9a_label(name)]
-        for split, _ in splits:
-            cells.append(a9a_cell(os.path.join(results, split, name), keys))
-            rescaled = os.path.join(results, split, name + "-rescaled")
-            cells.append("—" if name in ("ada-diag", "full-on") else a9a_cell(rescaled, keys))
-        cells.append("%.2f" % A9A_PAPER[name])
-        lines.append(row(cells))
-    # Table 3's counterpart: the training seconds of the chosen runs (one pass, reading included).
-    lines.append("")
-    lines.append(header(["algorithm", "70/30: s (µs/example)", "70/30 rescaled: s (µs/example)", "paper Table 3: s"]))
-    for name in A9A_ROWS:
-        cells = [a9a_label(name)]
-        for suffix in ("", "-rescaled"):
-            r = None if (suffix and name in ("ada-diag", "full-on")) else chosen(os.path.join(results, "split70", name + suffix))
-            cells.append("—" if r is None else "%.3f (%.2f)" % (r["seconds"], 1e6 * r["seconds_per_example"]))
-        cells.append("%.2f" % A9A_PAPER_SECONDS[name])
-        lines.append(row(cells))
-    return "\n".join(lines)
-
-
 # --- CompAdaGrad on USPS 4 vs 9 kernel features (exp_comp_adagrad.sh) ----------------------------
 
 ETA_DELTA = [("eta", "η"), ("delta", "δ")]
@@ -234,8 +154,8 @@ def cost(results):
 
 
 # name: (function, the results directory of its script)
-TABLES = {"regression": (regression, "exp_regression"), "ill": (ill, "exp_ill_conditioned"),
-          "a9a": (a9a, "exp_a9a"), "comp": (comp, "exp_comp_adagrad"), "cost": (cost, "exp_cost")}
+TABLES = {"regression": (regression, "exp_regression"), "comp": (comp, "exp_comp_adagrad"),
+          "cost": (cost, "exp_cost")}
 
 
 def main():

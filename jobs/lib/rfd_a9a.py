@@ -30,6 +30,11 @@ def fmt(v):
     return "%g" % v if 1e-3 <= abs(v) < 1e3 else "1e%d" % round(math.log10(v))
 
 
+def values(rows, key):
+    vs = sorted({r[key] for r in rows if r[key] is not None})
+    return ", ".join(map(fmt, vs)) if len(vs) <= 7 else "%s, …, %s (%d values)" % (fmt(vs[0]), fmt(vs[-1]), len(vs))
+
+
 def load(runs):
     """{(split, name): {point: report}} and the CSV rows."""
     grids, rows = {}, []
@@ -138,11 +143,12 @@ def main():
         "training stream (in parentheses); time: seconds of that run's pass (µs per example). The paper's Table 2 "
         "is its own 70/30 split of a9a with \"the best α₀\" (the split is not published: ours is "
         "`jobs/a9a_split.py`'s, 22,792/9,769). Protocol (§5.2): squared loss, K_t = {w : |wᵀx_t| ≤ 1}; SON "
-        "and FULL-ON with σ = 0.125, η_t = 100/t (docs/experiments.md §3), α₀ ∈ {1e-10, …, 1e10} (the paper's "
-        "grid, 21 points); ADA-DIAG (the paper's ADAGRAD) η, δ ∈ {1e-4, …, 100} (49 points). %d runs in all. "
+        "and FULL-ON with σ = 0.125, η_t = 100/t (docs/experiments.md §3), α₀ ∈ {%s} (the paper's "
+        "grid is 1e-10, …, 1e10); ADA-DIAG (the paper's ADAGRAD) η ∈ {%s}, δ ∈ {%s}. %d runs in all. "
         "SON §5.2's diagonal rescaling (the \"rescaled\" columns of docs/experiments.md §3) is left out here. "
         "Plot `%s.png` (Fig. 2): test accuracy against α₀ (log x), one panel per m and split, ADA-DIAG's "
-        "chosen point as a dotted line; raw runs: `%s.csv`." % (len(rows), JOB, JOB),
+        "chosen point as a dotted line; raw runs: `%s.csv`." % (values(rows, "alpha0"), values(rows, "eta"),
+                                                               values(rows, "delta"), len(rows), JOB, JOB),
         comparison(grids), run_note.paragraph(args))
 
 
