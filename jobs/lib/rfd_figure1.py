@@ -14,6 +14,10 @@ STYLE = {"fd": "o-C0", "rfd": "s-C3", "fast-fd": "o:C0", "fast-rfd": "s:C3"}
 DATA = {"a9a": "a9a", "w8a": "w8a", "mushrooms": "mushrooms", "usps_esl": "USPS (ESL)"}
 
 
+def order(name):
+    return list(DATA).index(name) if name in DATA else len(DATA)
+
+
 def load(runs):
     rows = []
     for path in sorted(glob.glob(os.path.join(runs, "*", "*.json"))):
@@ -22,12 +26,12 @@ def load(runs):
         rows.append({"data": os.path.basename(os.path.dirname(path)), "method": r["algorithm"], "ell": r["ell"],
                      "d": r["d"], "rows": r["rows"], "ranks": r["ranks"], "relative_error": r["relative_error"],
                      "relative_bound": r["relative_bound"], "sketch_seconds": r["sketch_seconds"]})
-    rows.sort(key=lambda x: (x["data"], x["ell"], METHODS.index(x["method"])))
+    rows.sort(key=lambda x: (order(x["data"]), x["data"], x["ell"], METHODS.index(x["method"])))
     return rows
 
 
 def plot(rows, path):
-    sets = sorted({r["data"] for r in rows}, key=lambda s: list(DATA).index(s) if s in DATA else len(DATA))
+    sets = sorted({r["data"] for r in rows}, key=order)
     fig, axes = outputs.figure(ncols=len(sets), width=3.6, height=3.2)
     for ax, name in zip(axes[0], sets):
         for m in METHODS:
@@ -48,12 +52,12 @@ def table(rows):
             continue
         same = {x["method"]: x for x in rows if x["data"] == r["data"] and x["ell"] == r["ell"]}
         fd = same.get("fd")
-        cells.append([DATA.get(r["data"], r["data"]), r["ell"], "%.3g" % fd["relative_error"] if fd else None,
+        cells.append([DATA.get(r["data"], r["data"]), r["ell"], "%.3f" % (r["ell"] / r["d"]), "%.3g" % fd["relative_error"] if fd else None,
                       "%.3g" % r["relative_error"],
                       "%.2f" % (r["relative_error"] / fd["relative_error"]) if fd else None,
                       "%.3g" % same["fast-fd"]["relative_error"] if "fast-fd" in same else None,
                       "%.3g" % same["fast-rfd"]["relative_error"] if "fast-rfd" in same else None])
-    return outputs.markdown_table(["data", "ℓ", "FD", "RFD", "RFD / FD", "fast FD", "fast RFD"], cells)
+    return outputs.markdown_table(["data", "ℓ", "ℓ/d", "FD", "RFD", "RFD / FD", "fast FD", "fast RFD"], cells)
 
 
 def comparison(rows):
