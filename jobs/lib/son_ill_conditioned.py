@@ -14,7 +14,9 @@ COLUMNS = [("oja-son-m0", "Oja-SON m = 0", "o-C0"), ("oja-son-m5", "Oja-SON m = 
 
 
 def pow2(v):
-    return "2^%d" % round(math.log2(v)) if v > 0 and abs(math.log2(v) - round(math.log2(v))) < 1e-9 else "%g" % v
+    if v > 0 and abs(math.log2(v) - round(math.log2(v))) < 1e-9 and abs(v - 1) > 0:
+        return "2^%d" % round(math.log2(v))
+    return "%g" % v if v >= 1e-3 else "1e%d" % round(math.log10(v))
 
 
 def load(runs):
@@ -44,23 +46,24 @@ def chosen(points):
 def describe(r):
     o = r["options"]
     if o["algo"] == "ada-diag":
-        return "η %s, δ %g" % (pow2(o["eta"]), o["delta"])
+        return "η %s, δ %s" % (pow2(o["eta"]), "%g" % o["delta"] if o["delta"] >= 1e-3 else "1e%d" % round(math.log10(o["delta"])))
     return "α %s" % pow2(o["alpha0"])
 
 
 def edges(grids):
-    """How many chosen points sit on an edge of their grid (a sign that it should be wider)."""
-    n = 0
-    for per_kappa in grids.values():
+    """The chosen points on an edge of their grid (a sign that it should be wider), as text."""
+    found = {}
+    for kappa, per_kappa in sorted(grids.items()):
         for label, points in per_kappa.items():
             r = chosen(points)
-            if r is None:
-                continue
-            for key in (("eta", "delta") if label == "ada-diag" else ("alpha0",)):
+            for key in (("eta", "delta") if label == "ada-diag" else ("alpha0",)) if r else ():
                 values = sorted({p["options"][key] for p in points.values()})
                 if len(values) > 1 and r["options"][key] in (values[0], values[-1]):
-                    n += 1
-    return n
+                    found.setdefault("%s's %s = %s" % (label, key, pow2(r["options"][key])), []).append(str(kappa))
+    if not found:
+        return "No chosen point lies on an edge of its grid."
+    return "Chosen points on an edge of their grid: %s." % "; ".join(
+        "%s at κ = %s" % (what, ", ".join(ks)) for what, ks in sorted(found.items()))
 
 
 def errors(grids, label):
@@ -116,9 +119,9 @@ def main():
         "parentheses). Protocol: docs/experiments.md §2 (SON §5.1; squared loss; Oja-SON with Γ_t = I/t, C = 1, "
         "σ = 0.125, η_t = 0, the sparse sketch). Grid, shrunk to fit the job in 30 minutes around the points §2 "
         "chose on its wider grids (α ∈ 2^{0, 2, …, 18}, η ∈ 2^{−14, …, 4}): %d α points per Oja-SON column, %d "
-        "(η, δ) points for ADA-DIAG, at each κ; %d runs in all. %d of the chosen points lie on an edge of their "
-        "grid. Plot: `%s.png` (linear axes, as the paper's figure); raw runs: `%s.csv`."
-        % (sizes["oja-son-m10"], sizes["ada-diag"], len(rows), edges(grids), JOB, JOB),
+        "(η, δ) points for ADA-DIAG (δ ∈ {%s}, as §2's), at each κ; %d runs in all. %s Plot: `%s.png` (linear axes, as the paper's figure); raw runs: `%s.csv`."
+        % (sizes["oja-son-m10"], sizes["ada-diag"],
+           ", ".join("%g" % d for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows), edges(grids), JOB, JOB),
         comparison(grids), run_note.paragraph(args))
 
 
