@@ -137,7 +137,7 @@ def main():
         "(the paper's is j = −3, …, 6), ADA-DIAG η ∈ 2^j, j = %s, δ ∈ {%s}; %d "
         "runs in all; %d of the %d chosen points lie on an edge of their grid. Plot: `%s.png` (log y); raw runs: "
         "`%s.csv`." % (exponents(rows, "alpha0"), exponents(rows, "eta"),
-           ", ".join(("%g" if d >= 1e-3 else "%.0e") % d for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows),
+           ", ".join("%g" % d if d >= 1e-3 else "1e%d" % round(math.log10(d)) for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows),
            *on_edge(grids), JOB, JOB),
         comparison(grids), run_note.paragraph(args))
 
