@@ -59,7 +59,10 @@ def cell(points, what):
     if r is None:
         return None
     o = r["options"]
-    chosen = ("η %s, δ %s" % (fmt(o["eta"]), fmt(o["delta"]))) if o["algo"] == "ada-diag" else "α₀ %s" % fmt(o["alpha0"])
+    if o["algo"] == "ada-diag":
+        chosen = "η %s, δ %s" % (fmt(o["eta"]), fmt(o["delta"]))
+    else:
+        chosen = "α₀ %s" % fmt(o["alpha0"])
     if what == "acc":
         return "%.2f (%s)" % (100 * r["test_accuracy"], chosen)
     return "%.3f (%.1f)" % (r["seconds"], 1e6 * r["seconds_per_example"])
@@ -116,10 +119,12 @@ def comparison(grids):
         accs = [100 * r["test_accuracy"] for r in grids[(split, name)].values()]
         small = [100 * r["test_accuracy"] for r in grids[(split, name)].values() if r["options"]["alpha0"] <= 1]
         if accs and small:
-            spread.append("%s %.2f–%.2f%% (α₀ ≤ 1: %.2f–%.2f%%)" % (label, min(accs), max(accs), min(small), max(small)))
+            spread.append("%s %.2f–%.2f%% (α₀ ≤ 1: %.2f–%.2f%%)"
+                          % (label, min(accs), max(accs), min(small), max(small)))
     if spread:
-        text.append("Robustness to α₀ (Fig. 2; 70/30, m = 20 for the sketches, test accuracy over the grid of α₀): " + "; ".join(spread) +
-                    ". The paper: \"only FULL-ON is robust to the hyperparameter on a9a\" among the baselines, RFD-SON is "
+        text.append("Robustness to α₀ (Fig. 2; 70/30, m = 20 for the sketches, test accuracy over the grid of "
+                    "α₀): " + "; ".join(spread) + ". The paper: \"only FULL-ON is robust to the hyperparameter "
+                    "on a9a\" among the baselines, RFD-SON is "
                     "\"very robust\", and every second-order method drops once α₀ reaches 1e4.")
     text.append("Times are one pass over the training file, reading included, with two runs sharing the 2 cores "
                 "(another job's load on top): indicative only, and a different machine and language from the paper's "

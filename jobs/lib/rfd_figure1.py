@@ -52,7 +52,8 @@ def table(rows):
             continue
         same = {x["method"]: x for x in rows if x["data"] == r["data"] and x["ell"] == r["ell"]}
         fd = same.get("fd")
-        cells.append([DATA.get(r["data"], r["data"]), r["ell"], "%.3f" % (r["ell"] / r["d"]), "%.3g" % fd["relative_error"] if fd else None,
+        cells.append([DATA.get(r["data"], r["data"]), r["ell"], "%.3f" % (r["ell"] / r["d"]),
+                      "%.3g" % fd["relative_error"] if fd else None,
                       "%.3g" % r["relative_error"],
                       "%.2f" % (r["relative_error"] / fd["relative_error"]) if fd else None,
                       "%.3g" % same["fast-fd"]["relative_error"] if "fast-fd" in same else None,
@@ -86,7 +87,8 @@ def main():
     outputs.write_markdown(
         os.path.join(out, JOB + ".md"), "RFD paper Fig. 1: relative spectral error of FD and RFD",
         table(rows),
-        "Relative spectral error ‖AᵀA − BᵀB − αI‖₂/‖AᵀA‖₂ (α = 0 for FD; RFD's α with α₀ = 0), against the "
+        "Relative spectral error ‖AᵀA − BᵀB − αI‖₂/‖AᵀA‖₂ (α = 0 for FD; RFD's α with α₀ = 0), "
+        "against the "
         "exact AᵀA, after one pass over each training file (a9a, w8a, mushrooms from LIBSVM; USPS is "
         "`usps_esl`, the ESL book's preprocessing of the USPS digits, 7,291 rows, d = 256), %s rank(s). "
         "FD and RFD are the paper's Algorithms 2 and 4 (an SVD per row once the sketch is full); the fast "

@@ -46,7 +46,7 @@ def chosen(points):
 def describe(r):
     o = r["options"]
     if o["algo"] == "ada-diag":
-        return "η %s, δ %s" % (pow2(o["eta"]), "%g" % o["delta"] if o["delta"] >= 1e-3 else "1e%d" % round(math.log10(o["delta"])))
+        return "η %s, δ %s" % (pow2(o["eta"]), pow2(o["delta"]))
     return "α %s" % pow2(o["alpha0"])
 
 
@@ -118,10 +118,12 @@ def main():
         "Final progressive error in %% (online mistakes / T after one pass), each at its best grid point (in "
         "parentheses). Protocol: docs/experiments.md §2 (SON §5.1; squared loss; Oja-SON with Γ_t = I/t, C = 1, "
         "σ = 0.125, η_t = 0, the sparse sketch). Grid, shrunk to fit the job in 30 minutes around the points §2 "
-        "chose on its wider grids (α ∈ 2^{0, 2, …, 18}, η ∈ 2^{−14, …, 4}): %d α points per Oja-SON column, %d "
-        "(η, δ) points for ADA-DIAG (δ ∈ {%s}, as §2's), at each κ; %d runs in all. %s Plot: `%s.png` (linear axes, as the paper's figure); raw runs: `%s.csv`."
+        "chose on its wider grids (α ∈ 2^{0, 2, …, 18}, η ∈ 2^{−14, …, 4}): %d α points per Oja-SON column, "
+        "%d (η, δ) points for ADA-DIAG (δ ∈ {%s}, as §2's), at each κ; %d runs in all. %s Plot: `%s.png` "
+        "(linear axes, as the paper's figure); raw runs: `%s.csv`."
         % (sizes["oja-son-m10"], sizes["ada-diag"],
-           ", ".join("%g" % d for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows), edges(grids), JOB, JOB),
+           ", ".join(pow2(d) for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows),
+           edges(grids), JOB, JOB),
         comparison(grids), run_note.paragraph(args))
 
 

@@ -19,8 +19,11 @@ PAPER = {"a9a": [0.204447, 0.195203, 0.155953, 0.155953, 0.156414],
 
 
 def pow2(v):
+    """2^j for powers of two, else as the command line would give it (1e-4, 1, 100)."""
     e = math.log2(v)
-    return "2^%d" % round(e) if abs(e - round(e)) < 1e-9 else "%g" % v
+    if abs(e - round(e)) < 1e-9 and v != 1:
+        return "2^%d" % round(e)
+    return "%g" % v if v >= 1e-3 else "1e%d" % round(math.log10(v))
 
 
 def load(runs):
@@ -48,7 +51,10 @@ def cell(r):
     if r is None:
         return None
     o = r["options"]
-    chosen = "η %s, δ %g" % (pow2(o["eta"]), o["delta"]) if o["algo"] == "ada-diag" else "α %s" % pow2(o["alpha0"])
+    if o["algo"] == "ada-diag":
+        chosen = "η %s, δ %s" % (pow2(o["eta"]), pow2(o["delta"]))
+    else:
+        chosen = "α %s" % pow2(o["alpha0"])
     return "%.6f (%s)" % (r["mistake_rate"], chosen)
 
 
@@ -137,7 +143,7 @@ def main():
         "(the paper's is j = −3, …, 6), ADA-DIAG η ∈ 2^j, j = %s, δ ∈ {%s}; %d "
         "runs in all; %d of the %d chosen points lie on an edge of their grid. Plot: `%s.png` (log y); raw runs: "
         "`%s.csv`." % (exponents(rows, "alpha0"), exponents(rows, "eta"),
-           ", ".join("%g" % d if d >= 1e-3 else "1e%d" % round(math.log10(d)) for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows),
+           ", ".join(pow2(d) for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows),
            *on_edge(grids), JOB, JOB),
         comparison(grids), run_note.paragraph(args))
 
