@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
+#include "adasketch/training/online_training.hpp"
 #include "checkpointing.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
@@ -41,7 +42,7 @@ OptionParser make_parser() {
                  "varying slowest, the last fastest. Every configuration's options are checked before any training.\n"
                  "The ranks are split into --groups equal groups; group g trains configurations g, g+G, ... one at a\n"
                  "time on its ranks (the results do not depend on the grouping, to round-off). A configuration that\n"
-                 "diverges (a non-finite value) is reported as failed; any other error ends the command.\n"
+                 "diverges (a non-finite score or loss) is reported as failed; any other error ends the command.\n"
                  "With --checkpoint FILE, every finished configuration is saved in FILE and each running one in\n"
                  "FILE.config<i> (train's checkpoint); SIGTERM or SIGUSR1 stops within about a second, saving both,\n"
                  "with status 75, and the same command continues the grid (docs/cli.md).");
@@ -122,7 +123,7 @@ void check_configurations(const Tune& t, const OptionParser& opts, Selection sel
       p.parse(t.config_args(i));
       if (p.help_requested() || p.version_requested()) throw InvalidArgument("--help and --version are tune's options");
       for (const char* name : {"model", "predictions", "resume", "progress-every", "checkpoint", "report", "quiet"})
-        if (p.given(name)) throw InvalidArgument(std::string("option --") + name + ": not an option of 'adasketch tune'");
+        if (p.given(name)) throw InvalidArgument(std::string("option --") + name + ": not allowed with 'adasketch tune' (train the chosen configuration with 'adasketch train')");
       if (p.given("checkpoint-every") && opts.text("checkpoint").empty())
         throw InvalidArgument("option --checkpoint-every: needs --checkpoint FILE");
       if (select == Selection::test && p.text("test").empty()) throw InvalidArgument("option --select test: needs --test DATA");
@@ -178,7 +179,7 @@ std::optional<TuneRow> train_one(const Communicator& group, const Tune& t, index
     row.test_accuracy = r.test.accuracy;
     row.test_mean_loss = r.test.mean_loss;
     row.seconds = r.train.seconds;
-  } catch (const NumericError&) {  // thrown on every rank of the group together (a diverged run)
+  } catch (const DivergenceError&) {  // thrown on every rank of the group together
     row.failed = true;
     row.message = one_line_message(std::current_exception());
   }
