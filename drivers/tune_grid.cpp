@@ -46,10 +46,17 @@ bool is_number(const std::string& text) {
   return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
+// %.6g without the exponent's '+' and leading zeros: 1e-05 → 1e-5, 1e+06 → 1e6.
 std::string six_digits(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
+  std::string text = buf;
+  const std::size_t e = text.find('e');
+  if (e == std::string::npos) return text;
+  std::string exponent = text.substr(e + 1);
+  const bool negative = exponent[0] == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-0"));
+  return text.substr(0, e + 1) + (negative ? "-" : "") + exponent;
 }
 
 // LO:HI or LO:HI:N (parts are numbers) → the log-spaced values.
