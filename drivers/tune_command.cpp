@@ -286,7 +286,9 @@ int run_tune(const Communicator& world, std::span<const std::string> args) {
       mine_stopped = !row;
     }
     const std::vector<std::string> lines = gather_lines(world, row && group.rank() == 0 ? row_line(*row) : "");
-    stopped = world.allreduce_max(static_cast<index_t>(mine_stopped || stop_signal() != 0)) != 0;
+    // A signal stops the grid: now if a configuration stopped, else before the next round, if any.
+    const bool more = (round + 1) * static_cast<std::size_t>(groups) < pending.size();
+    stopped = world.allreduce_max(static_cast<index_t>(mine_stopped || (more && stop_signal() != 0))) != 0;
     if (world.rank() == 0)
       for (const std::string& line : lines) {
         rows.push_back(row_from_line(line));

@@ -123,6 +123,10 @@ tune() {
   best=$(awk -F, '$NF == 1 { print $1 }' "$d/ref.csv")
   argmin=$(awk -F, 'NR > 1 && (m == "" || $5 < m || ($5 == m && $7 < l)) { m = $5; l = $7; i = $1 } END { print i }' "$d/ref.csv")
   [ -n "$best" ] && [ "$best" = "$argmin" ] || fail "tune: best row '$best', the argmin of (mistakes, loss) is $argmin"
+  run 1 tune "${fixed[@]}" "${grid[@]}" --select test --out-csv "$d/test.csv" --quiet
+  best=$(awk -F, '$NF == 1 { print $1 }' "$d/test.csv")
+  argmin=$(awk -F, 'NR > 1 && (m == "" || $9 > m || ($9 == m && $10 < l)) { m = $9; l = $10; i = $1 } END { print i }' "$d/test.csv")
+  [ -n "$best" ] && [ "$best" = "$argmin" ] || fail "tune --select test: best row '$best', the best test accuracy is row $argmin"
   [ "$(grep -c '"index"' "$d/ref.json")" = 7 ] || fail "tune: the report has not 6 rows and a best one"
   [ "$failures" = 0 ] && echo "ok   tune: the 6 rows are train's results; best row $best is the argmin"
 
