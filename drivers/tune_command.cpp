@@ -10,6 +10,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -64,16 +65,16 @@ void split_arguments(std::span<const std::string> args, std::vector<std::string>
   const OptionParser own = make_parser();
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    const std::string name = a.starts_with("--") ? a.substr(2, a.find('=') == std::string::npos ? a.npos : a.find('=') - 2) : "";
-    const bool mine = (!name.empty() && own.declared(name)) || a == "--help" || a == "-h" || a == "--version";
-    if (!mine) {
+    const std::size_t eq = a.find('=');
+    const std::string name = a.starts_with("--") ? a.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
+    if (a == "--help" || a == "-h" || a == "--version") {
+      tune.push_back(a);
+    } else if (!name.empty() && own.declared(name)) {
+      tune.push_back(a);
+      if (name != "quiet" && eq == std::string::npos && i + 1 < args.size()) tune.push_back(args[++i]);  // its value
+    } else {
       train.push_back(a);
-      continue;
     }
-    tune.push_back(a);
-    if (name != "quiet" && !name.empty() && name != "help" && name != "version" && a.find('=') == std::string::npos &&
-        i + 1 < args.size())
-      tune.push_back(args[++i]);
   }
 }
 
@@ -121,9 +122,10 @@ void check_configurations(const Tune& t, const OptionParser& opts, Selection sel
     OptionParser p = train_parser();
     try {
       p.parse(t.config_args(i));
-      if (p.help_requested() || p.version_requested()) throw InvalidArgument("--help and --version are tune's options");
-      for (const char* name : {"model", "predictions", "resume", "progress-every", "checkpoint", "report", "quiet"})
-        if (p.given(name)) throw InvalidArgument(std::string("option --") + name + ": not allowed with 'adasketch tune' (train the chosen configuration with 'adasketch train')");
+      for (const char* name : {"model", "predictions", "resume", "progress-every"})
+        if (p.given(name))
+          throw InvalidArgument(std::string("option --") + name +
+                                ": not allowed with 'adasketch tune' (train the chosen configuration with 'adasketch train')");
       if (p.given("checkpoint-every") && opts.text("checkpoint").empty())
         throw InvalidArgument("option --checkpoint-every: needs --checkpoint FILE");
       if (select == Selection::test && p.text("test").empty()) throw InvalidArgument("option --select test: needs --test DATA");
@@ -150,7 +152,8 @@ std::vector<std::string> gather_lines(const Communicator& world, const std::stri
 }
 
 bool file_exists_on_leader(const Communicator& group, const std::string& path) {
-  char exists = group.rank() == 0 && std::filesystem::exists(path) ? 1 : 0;
+  std::error_code ignored;
+  char exists = group.rank() == 0 && std::filesystem::exists(path, ignored) ? 1 : 0;
   group.broadcast(std::span<char>(&exists, 1), 0);
   return exists != 0;
 }
@@ -183,7 +186,8 @@ std::optional<TuneRow> train_one(const Communicator& group, const Tune& t, index
     row.failed = true;
     row.message = one_line_message(std::current_exception());
   }
-  if (!ck.empty() && group.rank() == 0) std::filesystem::remove(ck);
+  std::error_code ignored;  // a file left behind is not reused: the configuration is done
+  if (!ck.empty() && group.rank() == 0) std::filesystem::remove(ck, ignored);
   return row;
 }
 
