@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 
-from lib.outputs import figure, markdown_table, results_dir, runs_dir, save_figure, write_csv, write_markdown
+from lib.outputs import REPO, figure, markdown_table, results_dir, runs_dir, save_figure, write_csv, write_markdown
 
 GRIDS = ("ada-diag", "fd-son-m10")
 # The RFD paper (Luo et al. 2017), Table 2, a9a column: accuracy in % at one epoch with the best α₀
@@ -18,11 +18,22 @@ GRIDS = ("ada-diag", "fd-son-m10")
 PAPER = {"ada-diag": ("ADA-DIAG (the paper's ADAGRAD)", 83.4783), "fd-son-m10": ("FD-SON, m = 10", 83.6728)}
 
 
+def relative(value, root):
+    """value with every string path under root made relative to it (committed files name no machine)."""
+    if isinstance(value, dict):
+        return {k: relative(v, root) for k, v in value.items()}
+    if isinstance(value, list):
+        return [relative(v, root) for v in value]
+    if isinstance(value, str) and value.startswith(root + os.sep):
+        return os.path.relpath(value, root)
+    return value
+
+
 def load(runs):
     reports = {}
     for grid in GRIDS:
         with open(os.path.join(runs, grid + ".json")) as f:
-            reports[grid] = json.load(f)
+            reports[grid] = relative(json.load(f), os.path.realpath(REPO))
     return reports
 
 
