@@ -100,6 +100,10 @@ void OptionParser::flag(std::string name, std::string help) {
   s.has_default = true;
 }
 
+void OptionParser::repeatable(std::string name, std::string value_name, std::string help) {
+  add(std::move(name), OptionType::String, std::move(value_name), std::move(help)).repeatable = true;
+}
+
 OptionParser::Spec* OptionParser::find(const std::string& name) {
   const auto it = std::find_if(specs_.begin(), specs_.end(), [&](const Spec& s) { return s.name == name; });
   return it == specs_.end() ? nullptr : &*it;
@@ -200,6 +204,12 @@ void OptionParser::parse(std::span<const std::string> args) {
   }
   for (auto& [s, o] : options) {
     if (o->count() == 0) continue;
+    if (s->repeatable) {
+      for (const std::string& v : o->results()) validate(*s, v);
+      s->values = o->results();
+      s->given = true;
+      continue;
+    }
     if (o->results().size() != 1) throw InvalidArgument("option --" + s->name + " given more than once");
     validate(*s, o->results().front());
     s->value = o->results().front();
@@ -239,6 +249,12 @@ double OptionParser::real(const std::string& name) const { return parse_real(tex
 
 bool OptionParser::flag_set(const std::string& name) const { return text(name) == "true"; }
 
+const std::vector<std::string>& OptionParser::values(const std::string& name) const { return spec(name).values; }
+
+bool OptionParser::declared(const std::string& name) const {
+  return std::any_of(specs_.begin(), specs_.end(), [&](const Spec& s) { return s.name == name; });
+}
+
 std::string OptionParser::usage() const {
   std::string u = "usage: " + command_ + " " + synopsis_ + "\n\n" + description_ + "\n\noptions:\n";
   std::size_t width = std::string("--config FILE").size();
@@ -264,6 +280,12 @@ std::string OptionParser::usage() const {
 void OptionParser::write_json(JsonWriter& json) const {
   for (const Spec& s : specs_) {
     json.key(s.name);
+    if (s.repeatable) {
+      json.begin_array();
+      for (const std::string& v : s.values) json.value(v);
+      json.end_array();
+      continue;
+    }
     if (!s.given && !s.has_default) {
       json.null();
       continue;

@@ -41,6 +41,8 @@ class OptionParser {
   void required(std::string name, OptionType type, std::string value_name, std::string help);
   /// A switch (OptionType::Flag), off unless given.
   void flag(std::string name, std::string help);
+  /// An option that may be given any number of times (a String; `values` has them in order).
+  void repeatable(std::string name, std::string value_name, std::string help);
 
   /// Parses the arguments that follow the command name. Throws InvalidArgument naming the option.
   void parse(std::span<const std::string> args);
@@ -62,18 +64,23 @@ class OptionParser {
   double real(const std::string& name) const;
   /// A Flag option's state.
   bool flag_set(const std::string& name) const;
+  /// A repeatable option's values, in the order given.
+  const std::vector<std::string>& values(const std::string& name) const;
+  /// Whether the parser has an option of that name (without the dashes).
+  bool declared(const std::string& name) const;
 
   /// Writes an object member per declared option (given or default), typed: numbers as numbers,
-  /// absent optional strings as null.
+  /// absent optional strings as null, a repeatable option as an array.
   void write_json(JsonWriter& json) const;
 
  private:
   struct Spec {
     std::string name, value_name, help, default_value;
     OptionType type;
-    bool required = false, has_default = false;
+    bool required = false, has_default = false, repeatable = false;
     bool given = false;
     std::string value;
+    std::vector<std::string> values;  ///< a repeatable option's
   };
   Spec& add(std::string name, OptionType type, std::string value_name, std::string help);
   const Spec& spec(const std::string& name) const;

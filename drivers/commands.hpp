@@ -22,6 +22,7 @@ struct Command {
 
 int run_sketch(const Communicator& world, std::span<const std::string> args);
 int run_train(const Communicator& world, std::span<const std::string> args);
+int run_tune(const Communicator& world, std::span<const std::string> args);
 int run_predict(const Communicator& world, std::span<const std::string> args);
 int run_generate(const Communicator& world, std::span<const std::string> args);
 int run_export(const Communicator& world, std::span<const std::string> args);

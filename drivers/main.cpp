@@ -15,6 +15,7 @@ namespace {
 constexpr std::array kCommands{
     Command{"sketch", "stream a data file into a matrix sketch and report its exact spectral error", run_sketch},
     Command{"train", "train an online learner on a data file; test it, save the model", run_train},
+    Command{"tune", "train a grid of configurations (groups of ranks), report each and the best", run_tune},
     Command{"predict", "score a saved model on a data file", run_predict},
     Command{"generate", "write synthetic examples (or convert a data file) to a dense binary or LIBSVM file", run_generate},
     Command{"export", "write a saved model as a LIBLINEAR model, text or NumPy .npy", run_export},

@@ -30,6 +30,7 @@
 #include "fault_injection.hpp"
 #include "predictions_file.hpp"
 #include "report_file.hpp"
+#include "train_command.hpp"
 #include "train_output.hpp"
 
 namespace adasketch::driver {
@@ -44,7 +45,9 @@ std::string number_text(double v) {
   return buf;
 }
 
-OptionParser make_parser() {
+}  // namespace
+
+OptionParser train_parser() {
   const LearnerSpec d;  // the defaults shown in --help are the library's
   OptionParser p(std::string(kProgram) + " train", "--algo NAME --data DATA [options]",
                  "Trains an online learner on DATA, one example at a time in order (--passes times), then scores\n"
@@ -105,6 +108,8 @@ OptionParser make_parser() {
              "rank 0 prints a progress line every SECONDS of its clock while training; 0: none");
   return p;
 }
+
+namespace {
 
 // "1,0.5,0.25" → {1, 0.5, 0.25}; "" → {}.
 std::vector<double> real_list(const std::string& text, const std::string& what) {
@@ -188,24 +193,29 @@ std::string resumed_text(const std::string& path, const CheckpointHeader& h, con
 
 }  // namespace
 
-int run_train(const Communicator& comm, std::span<const std::string> args) {
+void check_train_options(const OptionParser& opts) {
+  (void)spec_from(opts);
+  if (opts.real("progress-every") < 0.0)
+    throw InvalidArgument("option --progress-every: must be ≥ 0, got " + opts.text("progress-every"));
+  const std::int64_t passes = opts.integer("passes");
+  if (passes < 1 || passes > 1000000) throw InvalidArgument("option --passes: must be in [1, 10⁶], got " + opts.text("passes"));
+  if (opts.integer("dim") < 0) throw InvalidArgument("option --dim: must be ≥ 0, got " + opts.text("dim"));
+  if (opts.real("bias") < 0.0) throw InvalidArgument("option --bias: must be ≥ 0 (0: none), got " + opts.text("bias"));
+}
+
+int train_configuration(const Communicator& comm, OptionParser& opts, TrainResults& r) {
   const auto wall_start = Clock::now();
-  OptionParser opts = make_parser();
-  if (!parse_command_line(opts, comm, args)) return 0;
   const CheckpointSettings checkpointing = checkpoint_settings(opts, comm);
   const std::string resume_path = opts.text("resume");
   std::optional<CheckpointHeader> resumed;
   if (!resume_path.empty()) resumed = adopt_checkpoint(opts, comm);  // options not given come from it
+  check_train_options(opts);
   LearnerSpec spec = spec_from(opts);
   const bool quiet = opts.flag_set("quiet");
   const double progress_every = opts.real("progress-every");
-  if (progress_every < 0.0) throw InvalidArgument("option --progress-every: must be ≥ 0, got " + opts.text("progress-every"));
   const std::int64_t passes = opts.integer("passes");
-  if (passes < 1 || passes > 1000000) throw InvalidArgument("option --passes: must be in [1, 10⁶], got " + opts.text("passes"));
   const index_t dim_option = opts.integer("dim");
-  if (dim_option < 0) throw InvalidArgument("option --dim: must be ≥ 0, got " + opts.text("dim"));
   const double bias = opts.real("bias");
-  if (bias < 0.0) throw InvalidArgument("option --bias: must be ≥ 0 (0: none), got " + opts.text("bias"));
   const std::string path = opts.text("data"), test_path = opts.text("test");
   const std::string report = opts.text("report"), model_path = opts.text("model");
   const std::string predictions = opts.text("predictions");
@@ -221,7 +231,6 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
   check_writable(comm, predictions, "option --predictions", true);
 
-  TrainResults r;
   DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim",
                              static_cast<int>(passes), hdf5_names(opts));
   r.format = data.format;
@@ -302,13 +311,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   r.train = train(*learner, fault.rank == comm.rank() ? faulty : *examples, labels, training);
   r.form = learner->spec().form;
   if (r.train.stopped) {
-    if (comm.rank() == 0)
-      std::printf("adasketch train: stopped by %s after example %lld of pass %d/%d (%lld examples in all); the "
-                  "checkpoint %s holds the run: continue it with --resume %s\n",
-                  stop_signal() == SIGUSR1 ? "SIGUSR1" : "SIGTERM", static_cast<long long>(saved.position), saved.pass,
-                  training.passes,
-                  static_cast<long long>(saved.examples), checkpointing.path.c_str(), checkpointing.path.c_str());
-    std::fflush(stdout);
+    r.saved = saved;
     return kExitStopped;
   }
   r.parse = parse_throughput(comm, *source);
@@ -348,6 +351,25 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
     write_text_file(comm, report, text, "option --report");
   }
   return 0;
+}
+
+int run_train(const Communicator& comm, std::span<const std::string> args) {
+  OptionParser opts = train_parser();
+  if (!parse_command_line(opts, comm, args)) return 0;
+  TrainResults r;
+  const int status = train_configuration(comm, opts, r);
+  if (status == kExitStopped) {
+    const TrainingState& saved = r.saved;
+    const std::string& path = opts.text("checkpoint");
+    if (comm.rank() == 0)
+      std::printf("adasketch train: stopped by %s after example %lld of pass %d/%d (%lld examples in all); the "
+                  "checkpoint %s holds the run: continue it with --resume %s\n",
+                  stop_signal() == SIGUSR1 ? "SIGUSR1" : "SIGTERM", static_cast<long long>(saved.position), saved.pass,
+                  static_cast<int>(opts.integer("passes")), static_cast<long long>(saved.examples), path.c_str(),
+                  path.c_str());
+    std::fflush(stdout);
+  }
+  return status;
 }
 
 }  // namespace adasketch::driver

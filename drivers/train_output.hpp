@@ -26,6 +26,7 @@ struct TrainResults {
   EvaluationStats test;
   double wall_seconds = 0.0;
   index_t weights = 0, nonzero_weights = 0;  ///< d·K, and how many of the final weights are not 0 (ℓ1 makes zeros)
+  TrainingState saved;  ///< a run stopped by a signal: where its final checkpoint is
 };
 
 void print_header(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r);

@@ -14,6 +14,7 @@
 #include "collective_errors.hpp"
 #include "json_writer.hpp"
 #include "test_support.hpp"
+#include "tune_grid.hpp"
 
 using namespace adasketch;
 using namespace adasketch::driver;
@@ -217,4 +218,50 @@ TEST(CollectiveErrors, ExitStatusAndOneLineMessage) {
   EXPECT_EQ(exit_status_for(std::make_exception_ptr(42)), kExitFailure);
   EXPECT_EQ(one_line_message(std::make_exception_ptr(Error("two\nlines\r\n"))), "two lines");
   EXPECT_EQ(one_line_message(std::make_exception_ptr(42)), "unknown exception");
+}
+
+TEST(OptionParser, RepeatableOptionKeepsEveryValueInOrder) {
+  OptionParser p("adasketch test", "", "");
+  p.repeatable("vary", "NAME=LIST", "varied");
+  p.parse(std::vector<std::string>{"--vary", "eta=1,2", "--vary=delta=3"});
+  EXPECT_EQ(p.values("vary"), (std::vector<std::string>{"eta=1,2", "delta=3"}));
+  EXPECT_TRUE(p.declared("vary"));
+  EXPECT_FALSE(p.declared("eta"));
+}
+
+TEST(TuneGrid, ListsRangesAndOrder) {
+  EXPECT_EQ(parse_vary("eta=1e-4:1e2").values,
+            (std::vector<std::string>{"0.0001", "0.001", "0.01", "0.1", "1", "10", "100"}));
+  EXPECT_EQ(parse_vary("alpha0=1e-6:1e6:3").values, (std::vector<std::string>{"1e-6", "1", "1e6"}));
+  EXPECT_EQ(parse_vary("eta=1:10:3").values, (std::vector<std::string>{"1", "3.16228", "10"}));
+  EXPECT_EQ(parse_vary("--algo=ada-diag,ada-fd").name, "algo");
+  EXPECT_EQ(parse_vary("data=synthetic:a:b").values, (std::vector<std::string>{"synthetic:a:b"}));
+  for (const char* bad : {"eta", "eta=", "=1", "eta=0:1", "eta=1:3e2", "eta=1:10:1", "eta=1,,2"})
+    EXPECT_THROW(parse_vary(bad), InvalidArgument) << bad;
+  const Grid g({parse_vary("eta=0.1,1"), parse_vary("delta=1,2,3")});
+  ASSERT_EQ(g.size(), 6);
+  EXPECT_EQ(g.describe(0), "eta=0.1 delta=1");
+  EXPECT_EQ(g.describe(2), "eta=0.1 delta=3");
+  EXPECT_EQ(g.describe(3), "eta=1 delta=1");
+}
+
+TEST(TuneGrid, RowLinesRoundTripAndBestRow) {
+  TuneRow a;
+  a.index = 4, a.classified = true, a.examples = 10, a.mistakes = 3, a.cumulative_loss = 0.1 + 0.2;
+  a.tested = true, a.test_accuracy = 0.8, a.test_mean_loss = 1.0 / 3.0, a.seconds = 2.5;
+  const TuneRow b = row_from_line(row_line(a));
+  EXPECT_EQ(b.index, 4);
+  EXPECT_EQ(b.mistakes, 3);
+  EXPECT_EQ(b.cumulative_loss, a.cumulative_loss);
+  EXPECT_EQ(b.test_mean_loss, a.test_mean_loss);
+  TuneRow failed = a;
+  failed.failed = true, failed.mistakes = 0, failed.message = "x: the model diverged";
+  EXPECT_EQ(row_from_line(row_line(failed)).message, failed.message);
+  TuneRow fewer = a, tie = a;
+  fewer.mistakes = 2, fewer.cumulative_loss = 9.0, fewer.test_accuracy = 0.7;
+  tie.mistakes = 2, tie.cumulative_loss = 9.0;
+  const std::vector<TuneRow> rows{failed, a, fewer, tie};
+  EXPECT_EQ(best_row(rows, Selection::online), 2u);  // fewest mistakes; the tie goes to the first
+  EXPECT_EQ(best_row(rows, Selection::test), 1u);    // highest test accuracy (a and tie: a first)
+  EXPECT_FALSE(best_row({failed}, Selection::online).has_value());
 }

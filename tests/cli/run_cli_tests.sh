@@ -84,6 +84,16 @@
 #       adasketch predict's accuracy and the labels of the text export's W; numpy.load of the npy
 #       export equals the text export; a resumed run keeps bias and labels; errors (unknown label,
 #       three binary labels, bad --bias, bad export arguments): one line each.
+#   run_cli_tests.sh tune_errors ADASKETCH MPIEXEC DATA_DIR NP
+#       `adasketch tune` with bad options at NP ranks (unknown option, bad log range, bad value in a
+#       configuration, --groups not dividing NP, a checkpoint of another grid): one error line each;
+#       an error on one rank inside a configuration ends the job.
+#   run_cli_tests.sh tune ADASKETCH MPIEXEC DATA_DIR NP...
+#       `tune` of ada-diag η × δ (6 configurations, 300 a9a examples, 200 test): each CSV row equals
+#       `train` alone with that configuration and the best row is the argmin; the same CSV (1e-9) at
+#       every NP with one rank per group and with --groups 1; a diverging configuration is a failed
+#       row; a grid stopped by SIGTERM (exit 75) and run again gives the uninterrupted CSV, continued
+#       at the same and at another NP.
 #
 # Every command runs under `timeout 60` (the long progress run of `train`: 300). Only POSIX tools
 # and awk are used to read the JSON reports
@@ -461,6 +471,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/bench_tests.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/predict_io_tests.sh"
 # The labels_export mode (--bias, label maps, adasketch export).
 source "$(dirname "${BASH_SOURCE[0]}")/labels_export_tests.sh"
+# The tune_errors and tune modes (adasketch tune).
+source "$(dirname "${BASH_SOURCE[0]}")/tune_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -478,8 +490,10 @@ case $mode in
   predict_io_errors) predict_io_errors "$1" ;;
   predict_io) predict_io "$@" ;;
   labels_export) labels_export "$1" ;;
+  tune_errors) tune_errors "$1" ;;
+  tune) tune "$@" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs|predict_io_errors|predict_io|labels_export} PROGRAM MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs|predict_io_errors|predict_io|labels_export|tune_errors|tune} PROGRAM MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac

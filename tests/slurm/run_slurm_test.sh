@@ -7,7 +7,8 @@
 #   (c) jobs/train_resumable.slurm stopped by SIGTERM to its step (scancel --signal=TERM), requeued by
 #       itself, resumed: its model equals (b)'s uninterrupted run byte for byte;
 #   (d) the same job with --signal=TERM@50, a 1-minute limit and --no-requeue: SIGTERM from SLURM's
-#       timer, a checkpoint and exit status 75.
+#       timer, a checkpoint and exit status 75;
+#   (e) sbatch --wait jobs/tune.sbatch: exit status 0, its table.
 # Usage: run_slurm_test.sh ADASKETCH_BINARY. Needs root; daemons that do not start fail the test.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -176,4 +177,13 @@ for line in "stopped by SIGTERM after example" "train_resumable: stopped; run it
 done
 [ -f "$work/timed.ckpt" ] || fail "(d) no checkpoint $work/timed.ckpt"
 echo "slurm test: (d) --signal=TERM@50 --time=1: $(grep -o 'stopped by SIGTERM after example [0-9]* of pass [0-9/]*' "$work/timed.out"), exit 75"
+# (e) adasketch tune in one allocation: jobs/tune.sbatch's two grids on two groups of one rank.
+status=0
+OUT="$work/tune" RESULTS="$work/results" sbatch --wait --quiet --ntasks=2 --output="$work/tune.out" \
+  "$repo/jobs/tune.sbatch" || status=$?
+[ "$status" = 0 ] || fail "(e) sbatch --wait jobs/tune.sbatch: exit status $status: $(cat "$work/tune.out")"
+grep -q "adasketch tune: 49 configurations, 2 groups of 1 rank" "$work/tune.out" &&
+  [ "$(grep -c '^| ADA-DIAG\|^| FD-SON' "$work/results/tune/tune.md")" = 2 ] ||
+  fail "(e) jobs/tune.sbatch: no grid on 2 groups or no table: $(cat "$work/tune.out")"
+echo "slurm test: (e) sbatch --wait jobs/tune.sbatch: 70 configurations on 2 groups, $work/results/tune/tune.md"
 echo "slurm test: passed"

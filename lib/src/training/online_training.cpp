@@ -67,7 +67,7 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
       try {
         r = learner.step(example.row(), y);
       } catch (const NumericError& e) {  // e.g. a non-finite score: found on reduced values, so on every rank
-        throw InputError(options.source_name, example.position, e.what());
+        throw DivergenceError(options.source_name, example.position, e.what());
       }
       state.cumulative_loss += r.loss;
       state.mistakes += r.mistake ? 1 : 0;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "adasketch/data/example_source.hpp"
+#include "adasketch/error.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "adasketch/training/training_state.hpp"
@@ -70,11 +71,18 @@ struct TrainingStats {
   bool stopped = false;          ///< ended early on a stop request (TrainingOptions::stop_requested)
 };
 
+/// What train() throws for a NumericError of a step (the model diverged: a non-finite score or loss):
+/// an InputError naming the example, raised on every rank together (the values are reduced ones).
+class DivergenceError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 /// Steps the learner once per example, mapping labels with `labels` (which must fit the learner's
-/// loss). Throws InputError(source_name, line) for a label the map does not cover or a non-finite
-/// score (from non-finite input values), InputError(source_name, 0) when the source has fewer
-/// examples than the start state skips; InvalidArgument when the source and the learner partition
-/// the features differently or the start state is beyond `passes`. The learner keeps its state after
+/// loss). Throws InputError(source_name, line) for a label the map does not cover, DivergenceError
+/// (source_name, line) for a non-finite score or loss (from non-finite input values, or divergence),
+/// InputError(source_name, 0) when the source has fewer examples than the start state skips;
+/// InvalidArgument when the source and the learner partition the features differently or the start state is beyond `passes`. The learner keeps its state after
 /// an exception. Totals (examples, mistakes, loss, seconds) include the start state's.
 TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& labels, const TrainingOptions& options);
 
