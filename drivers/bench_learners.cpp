@@ -22,11 +22,14 @@
 //   ratio       s/example / read;
 //   MPI         the ranks' mean time in MPI_Allreduce during the timed steps (a PMPI wrapper, which
 //               also sees the Allreduce inside FD shrinks) over the mean s/example, and Allreduce
-//               calls per example.
+//               calls (and, in the JSON, bytes) per example.
+// --allreduce-probe N,...: then the seconds per MPI_Allreduce of N doubles on its own, for the
+// latency term of a scaling model (jobs/scaling.sbatch); --algo none runs only the probe.
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -56,7 +59,7 @@ OptionParser make_parser() {
                  "Steps online learners on dense synthetic rows (or on --data FILE) and reports the seconds per\n"
                  "example next to the time of one streaming read of the rank's sketch buffer, from the same run.");
   p.optional("algo", OptionType::String, "LIST", "ada-fd,fast-ada-fd,fd-son,fast-fd-son,rfd-son,fast-rfd-son",
-             "comma-separated learners, any name of `adasketch train --algo`");
+             "comma-separated learners, any name of `adasketch train --algo`; none: only --allreduce-probe");
   p.optional("data", "FILE", "LIBSVM (plain or gzip) or dense binary examples instead of synthetic rows");
   p.optional("dim", OptionType::Integer, "D", "1000000",
              "d of the synthetic rows; with --data, d for the file (absent: from the file)");
@@ -77,20 +80,24 @@ OptionParser make_parser() {
              "instead of timing: step each learner's sparse and dense forms on the first N examples and report "
              "how far apart they end (online mistakes, losses, weights)");
   p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp, oja)");
-  p.optional("reads", OptionType::Integer, "N", "10", "timed streaming reads of the buffer (the best is kept)");
+  p.optional("reads", OptionType::Integer, "N", "10",
+             "timed streaming reads of the buffer (the best is kept); 0: no read (nor the buffer's copy)");
+  p.optional("allreduce-probe", "LIST",
+             "comma-separated message sizes N (doubles): after the learners, the seconds per MPI_Allreduce of N "
+             "doubles (best of 5 rounds of consecutive calls)");
   p.optional("rounds", OptionType::Integer, "N", "5",
              "consecutive rounds of the timed steps; s/example is the best round's (the report has the mean too)");
   p.optional("report", "FILE", "write a JSON report (rank 0)");
   return p;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
+std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
     out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (out.back().empty()) throw InvalidArgument("option --algo: empty name in '" + text + "'");
+    if (out.back().empty()) throw InvalidArgument("option --" + option + ": empty item in '" + text + "'");
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
@@ -103,13 +110,33 @@ index_t positive(const OptionParser& opts, const std::string& name, index_t min)
   return v;
 }
 
+// --allreduce-probe: message sizes in doubles, each ≥ 1.
+std::vector<index_t> probe_sizes(const OptionParser& opts) {
+  std::vector<index_t> sizes;
+  if (!opts.given("allreduce-probe")) return sizes;
+  for (const std::string& item : split_list(opts.text("allreduce-probe"), "allreduce-probe")) {
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+      n = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || n < 1)
+      throw InvalidArgument("option --allreduce-probe: '" + item + "' is not a message size ≥ 1 (doubles)");
+    sizes.push_back(static_cast<index_t>(n));
+  }
+  return sizes;
+}
+
 struct Measurement {
   std::string algorithm, loss, buffer;  ///< buffer: "sketch" or "weights"
   FormChoice form = FormChoice::automatic;  ///< the sketch form the learner took (automatic: no sketch)
   index_t buffer_rows = 0;              ///< R (sketch) or K (weights)
   double buffer_bytes = 0.0;            ///< the largest rank's
   double seconds_per_example = 0.0, read_seconds = 0.0, mpi_seconds_per_example = 0.0;
-  double allreduce_calls_per_example = 0.0, mean_loss = 0.0, buffer_sum_squares = 0.0;
+  double allreduce_calls_per_example = 0.0, allreduce_bytes_per_example = 0.0;
+  double mean_loss = 0.0, buffer_sum_squares = 0.0;
   double mean_seconds_per_example = 0.0;
 };
 
@@ -144,22 +171,23 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
   m.loss = learner->loss().name();
   m.form = learner->spec().form;
   std::vector<double> buffer;
-  if (const Sketch* sketch = learner->sketch()) {
-    m.buffer = "sketch";
-    m.buffer_rows = sketch->rows();
-    buffer.resize(static_cast<std::size_t>(sketch->rows() * sketch->local_dim()));
-    sketch->copy_local_block(buffer);
-  } else {
-    m.buffer = "weights";
-    m.buffer_rows = learner->outputs();
-    buffer.resize(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
-    learner->weights(buffer);
+  const Sketch* sketch = learner->sketch();
+  m.buffer = sketch ? "sketch" : "weights";
+  m.buffer_rows = sketch ? sketch->rows() : learner->outputs();
+  const index_t buffer_size = m.buffer_rows * (sketch ? sketch->local_dim() : learner->local_dim());
+  m.buffer_bytes = 8.0 * static_cast<double>(comm.allreduce_max(buffer_size));
+  m.read_seconds = m.buffer_sum_squares = std::numeric_limits<double>::quiet_NaN();
+  if (reads > 0) {
+    buffer.resize(static_cast<std::size_t>(buffer_size));
+    if (sketch)
+      sketch->copy_local_block(buffer);
+    else
+      learner->weights(buffer);
+    const StreamRead read = time_stream_read(comm, buffer, reads);
+    m.read_seconds = read.seconds;
+    m.buffer_sum_squares = read.sum_squares;
   }
-  const StreamRead read = time_stream_read(comm, buffer, reads);
   const double n = static_cast<double>(timed);
-  m.buffer_bytes = 8.0 * static_cast<double>(comm.allreduce_max(static_cast<index_t>(buffer.size())));
-  m.read_seconds = read.seconds;
-  m.buffer_sum_squares = read.sum_squares;
   // Round k holds the steps t − warmup in [k·timed/rounds, (k+1)·timed/rounds).
   double total = 0.0;
   m.seconds_per_example = std::numeric_limits<double>::infinity();
@@ -172,6 +200,7 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
   m.mean_seconds_per_example = total / n;
   m.mpi_seconds_per_example = comm.allreduce_sum(clock.seconds) / comm.size() / n;
   m.allreduce_calls_per_example = static_cast<double>(clock.calls) / n;
+  m.allreduce_bytes_per_example = clock.bytes / n;
   m.mean_loss = loss / n;
   return m;
 }
@@ -201,6 +230,7 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
   j.member("mpi_seconds_per_example", m.mpi_seconds_per_example);
   j.member("mpi_share", m.mpi_seconds_per_example / m.mean_seconds_per_example);
   j.member("allreduce_calls_per_example", m.allreduce_calls_per_example);
+  j.member("allreduce_bytes_per_example", m.allreduce_bytes_per_example);
   j.member("mean_loss", m.mean_loss);
   j.member("buffer_sum_squares", m.buffer_sum_squares);
   j.end_object();
@@ -256,7 +286,9 @@ int report_form_comparisons(const Communicator& comm, const OptionParser& opts, 
 int run_bench(const Communicator& comm, std::span<const std::string> args) {
   OptionParser opts = make_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
-  const std::vector<std::string> algorithms = split_list(opts.text("algo"));
+  const std::vector<std::string> algorithms =
+      opts.text("algo") == "none" ? std::vector<std::string>{} : split_list(opts.text("algo"), "algo");
+  const std::vector<index_t> probe = probe_sizes(opts);
   const std::string data = opts.text("data"), report = opts.text("report");
   const index_t ell = positive(opts, "ell", 1), warmup = positive(opts, "warmup", 0);
   const index_t pool = positive(opts, "pool", 0), examples_option = positive(opts, "examples", 0);
@@ -268,7 +300,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("option --form: ") + e.what());
   }
-  const int reads = static_cast<int>(positive(opts, "reads", 1));
+  const int reads = static_cast<int>(positive(opts, "reads", 0));
   const index_t rounds = positive(opts, "rounds", 1);
   const index_t dim = data.empty() ? positive(opts, "dim", 1) : (opts.given("dim") ? positive(opts, "dim", 1) : 0);
   if (!data.empty() && opts.given("pool")) throw InvalidArgument("option --pool: only for synthetic rows, not with --data");
@@ -346,6 +378,13 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     results.push_back(run_learner(comm, spec, examples, warmup, timed, reads, std::min(rounds, timed)));
     if (comm.rank() == 0) print_row(results.back());
   }
+  std::vector<double> probe_seconds;
+  for (const index_t n : probe) {
+    probe_seconds.push_back(time_allreduce(comm, n));
+    if (comm.rank() == 0)
+      std::printf("  allreduce %lld doubles (%lld B): %.4g s per call\n", static_cast<long long>(n),
+                  static_cast<long long>(8 * n), probe_seconds.back());
+  }
 
   if (!report.empty()) {
     std::string text;
@@ -362,6 +401,16 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
       j.key("learners");
       j.begin_array();
       for (const Measurement& m : results) write_measurement(j, m, timed);
+      j.end_array();
+      j.key("allreduce_probe");
+      j.begin_array();
+      for (std::size_t i = 0; i < probe.size(); ++i) {
+        j.begin_object();
+        j.member("doubles", probe[i]);
+        j.member("bytes", 8 * probe[i]);
+        j.member("seconds", probe_seconds[i]);
+        j.end_object();
+      }
       j.end_array();
       j.end_object();
       text = j.str();

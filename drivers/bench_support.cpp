@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "adasketch/error.hpp"
 
@@ -44,6 +45,22 @@ StreamRead time_stream_read(const Communicator& comm, std::span<const double> bu
   return r;
 }
 
+double time_allreduce(const Communicator& comm, index_t doubles) {
+  ADASKETCH_REQUIRE(doubles >= 1, "doubles = " + std::to_string(doubles));
+  std::vector<double> buffer(static_cast<std::size_t>(doubles), 0.0);
+  // About 8 MB moved per round, between 10 and 1000 calls.
+  const index_t calls = std::clamp<index_t>((index_t{1} << 20) / doubles, 10, 1000);
+  comm.allreduce_sum(buffer);  // warm-up: connections, buffers
+  double best = std::numeric_limits<double>::infinity();
+  for (int round = 0; round < 5; ++round) {
+    comm.barrier();
+    const double t0 = MPI_Wtime();
+    for (index_t c = 0; c < calls; ++c) comm.allreduce_sum(buffer);
+    best = std::min(best, comm.allreduce_max((MPI_Wtime() - t0) / static_cast<double>(calls)));
+  }
+  return best;
+}
+
 }  // namespace adasketch::driver
 
 // PMPI profiling wrapper (see MpiClock).
@@ -55,5 +72,8 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
   const int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   clock.seconds += PMPI_Wtime() - t0;
   ++clock.calls;
+  int type_size = 0;
+  PMPI_Type_size(datatype, &type_size);
+  clock.bytes += static_cast<double>(count) * type_size;
   return rc;
 }

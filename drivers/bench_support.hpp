@@ -20,6 +20,7 @@ struct MpiClock {
   bool active = false;
   double seconds = 0.0;
   long long calls = 0;
+  double bytes = 0.0;  ///< of the calls' buffers (count × type size)
 };
 MpiClock& mpi_clock() noexcept;
 
@@ -39,5 +40,9 @@ struct StreamRead {
 /// Collective. Times `reads` ≥ 1 streaming reads (stream_sum_squares) of each rank's `buffer`, all
 /// ranks reading at the same time as they do in a benchmark's steps (a barrier before each).
 StreamRead time_stream_read(const Communicator& comm, std::span<const double> buffer, int reads);
+
+/// Collective. Seconds per MPI_Allreduce (sum) of `doubles` doubles: the best of 5 rounds of
+/// consecutive calls (barrier first), each round the slowest rank's mean per call.
+double time_allreduce(const Communicator& comm, index_t doubles);
 
 }  // namespace adasketch::driver

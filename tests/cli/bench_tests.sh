@@ -32,7 +32,7 @@ bench_learners() {
     for e in "${expected[@]}"; do
       local name=${e%%:*} rest=${e#*:}
       local rows=${rest%%:*} calls=${rest#*:} key
-      for key in seconds_per_example read_seconds ratio_example_to_read mpi_share mean_loss; do
+      for key in seconds_per_example read_seconds ratio_example_to_read mpi_share allreduce_bytes_per_example mean_loss; do
         [ -n "$(learner_value "$report" "$name" $key)" ] || fail "np=$np bench $name: no $key"
       done
       [ "$(learner_value "$report" "$name" buffer_bytes)" = $((8 * rows * dp)) ] ||
@@ -46,6 +46,21 @@ bench_learners() {
     done
     [ "$(learner_value "$report" fd-son loss)" = '"squared"' ] && [ "$(learner_value "$report" ada-fd loss)" = '"logistic"' ] ||
       fail "np=$np bench: default losses wrong"
+
+    # --reads 0: no read; --allreduce-probe: seconds per Allreduce at each size, after the learners.
+    report="$d/probe.np$np.json"
+    run "$np" --dim 100 --examples 5 --algo fast-rfd-son --reads 0 --allreduce-probe 1,1000 --report "$report"
+    if [ "$rc" != 0 ]; then
+      fail "np=$np bench probe: exit $rc; $(head -c 400 "$work/run.stderr")"
+      continue
+    fi
+    [ "$(learner_value "$report" fast-rfd-son read_seconds)" = null ] || fail "np=$np bench --reads 0: read_seconds not null"
+    [ "$(awk '$1 == "\"bytes\":" && ($2 == "8," || $2 == "8000,")' "$report" | wc -l)" = 2 ] &&
+      [ "$(awk '$1 == "\"seconds\":" && $2 + 0 > 0' "$report" | wc -l)" = 2 ] ||
+      fail "np=$np bench --allreduce-probe 1,1000: not two positive timings of 8 and 8000 bytes in the report"
+    run "$np" --algo none --allreduce-probe 4
+    [ "$rc" = 0 ] && grep -q "^  allreduce 4 doubles (32 B): " "$work/run.stdout" ||
+      fail "np=$np bench --algo none --allreduce-probe 4: exit $rc, or no probe line"
 
     report="$d/a9a.np$np.json"
     run "$np" --data "$data_dir/a9a.gz" --algo fast-rfd-son --examples 100 --report "$report"
@@ -68,6 +83,8 @@ bench_learners() {
   expect_error_bg "$first" 2 "--pool" --data "$data_dir/a9a.gz" --pool 4
   expect_error_bg "$first" 2 "--loss" --dim 100 --loss softmax
   expect_error_bg "$first" 2 "--examples" --dim 100 --examples -1
+  expect_error_bg "$first" 2 "--allreduce-probe" --algo none --allreduce-probe 0
+  expect_error_bg "$first" 2 "--allreduce-probe" --algo none --allreduce-probe 8,x
   expect_error_bg "$first" 2 "--report" --dim 100 --report "$d/no/such/dir/r.json"
   expect_error_bg "$first" 1 "$d/missing.svm" --data "$d/missing.svm"
   collect_bg
