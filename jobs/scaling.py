@@ -45,7 +45,7 @@ def us(t):
 
 
 def pct(x):
-    return None if x is None else "%.1f%%" % (100 * x)
+    return None if x is None else "%.1f%%" % (100 * x) if x >= 0.01 else "%.2g%%" % (100 * x)
 
 
 # Measured steps: key (algo, form, d, P).
@@ -57,7 +57,7 @@ for r in load("P*-d*-*.json"):
             algo=m["algorithm"], form=m["form"], d=r["d"], P=r["ranks"], d_p=r["local_dim_max"], t=t,
             mean=m["mean_seconds_per_example"], bytes_block=m["buffer_bytes"], floor=m["read_seconds"],
             mpi=m["mpi_seconds_per_example"], share=m["mpi_share"], calls=m["allreduce_calls_per_example"],
-            bytes=m["allreduce_bytes_per_example"], local=t - m["mpi_seconds_per_example"])
+            bytes=m["allreduce_bytes_per_example"], local=t - m["mpi_seconds_per_example"] if r["ranks"] == 1 else None)
 probes = {r["ranks"]: {p["bytes"]: p["seconds"] for p in r["allreduce_probe"]} for r in load("probe-P*.json")}
 fit = None  # α, β of this machine: t = α + bytes/β, one tree level (P = 2), fitted in relative error
 if 2 in probes and len(probes[2]) >= 2:
@@ -105,7 +105,7 @@ for (algo, form), by_p in sorted(series.items()):
         if loc is None:
             continue
         d = D0[form] if MODE == "strong" else D0[form] * p
-        row = dict(kind="projected", algo=algo, form=form, d=d, P=p, d_p=loc["d_p"], local=loc["local"],
+        row = dict(kind="projected", algo=algo, form=form, d=d, P=p, d_p=-(-d // p), local=loc["local"],
                    floor=loc["floor"], bytes_block=loc["bytes_block"], calls=counts["calls"], bytes=counts["bytes"])
         row["comm"] = t_comm(counts, p, ALPHA, BETA)
         row["t"] = row["local"] + row["comm"]
@@ -200,7 +200,9 @@ probe_text = (
     "calls, slowest rank). The learners' messages: %s (a step's one Allreduce of 2ℓ + 2 doubles, and "
     "at a shrink the 2ℓ × 2ℓ Gram). %s" % (messages, (
         "Fitted to P = 2 (one tree level, shared memory): α = %.3g µs, β = %.3g GB/s." % (fit[0] * 1e6, fit[1] / 1e9))
-        if fit else "No fit (no probe at P = 2)."))
+        if fit else "No fit (no probe at P = 2).") + (
+        " P > %d runs more ranks than cores: its times measure the scheduler more than the transport and "
+        "enter no model." % CORES if max(probes, default=0) > CORES else ""))
 model_text = (
     "Model: t(P) = t_local(d_p) + t_comm(P), t_comm(P) = ⌈log₂P⌉ · (c·α + b/β) (recursive doubling: one "
     "message of the whole vector per tree level), c and b the Allreduce calls and bytes per example. "
@@ -210,8 +212,8 @@ model_text = (
     "Assumed, not measured here: α = %.3g µs per tree level and β = %.3g GB/s per link (InfiniBand HDR-class "
     "MPI latency and bandwidth), the same memory bandwidth per rank as one rank here (a cluster node that runs "
     "one rank per core gives each less), perfect load balance and no noise (at 1024 ranks the slowest rank "
-    "sets every Allreduce). The dotted lines use this machine's fitted α and β instead (shared memory: a "
-    "lower bound for a network)."
+    "sets every Allreduce). The dotted lines use the α and β fitted here instead (one tree level "
+    "through shared memory, on this loaded machine)."
     % ("one rank at d_p = d/P (dense: its cache effects are measured too)" if MODE == "strong" else
        "one rank at d per rank", "d" if MODE == "strong" else "d per rank", ALPHA * 1e6, BETA / 1e9))
 proj_table = markdown_table(
