@@ -361,7 +361,7 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     if (data.empty() && pool > 0 && pool <= ell)
       std::printf("  note      --pool %lld ≤ ℓ: the rows span at most ℓ directions, so FD shrinks less often than "
                   "on fresh rows\n", static_cast<long long>(pool));
-    if (!opts.given("compare-forms")) {
+    if (!opts.given("compare-forms") && !specs.empty()) {
       std::printf("  steps     %lld timed per learner, after %lld warm-up; read: best of %d\n",
                   static_cast<long long>(timed), static_cast<long long>(warmup), reads);
       std::printf("            s/example: the best of %lld rounds\n", static_cast<long long>(std::min(rounds, timed)));
