@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
-"""The outputs of jobs/scaling.sbatch (MODE=strong|weak) from its runs in OUT (adasketch-bench-learners
-reports P<np>-d<d>-<form>.json and probe-P<np>.json, load.start, load.end): jobs/results/scaling_<mode>/
+"""CSV, PNG and Markdown of jobs/scaling.sbatch (--mode strong|weak) from its runs in OUT
+(adasketch-bench-learners reports P<np>-d<d>-<form>.json and probe-P<np>.json): jobs/results/scaling_<mode>/
 scaling.csv (measured and projected rows), scaling.md (tables, the model, a comparison) and
 scaling.png (seconds per example against P, log-log: measured points, projected lines).
 
 Model: a step on P ranks takes t(P) = t_local(d_p) + t_comm(P), t_comm(P) = ⌈log₂P⌉·(c·α + b/β), c
 Allreduce calls and b bytes per example (measured), α per tree level and β per link: assumed
-(ALPHA_US, BETA_GBS) or fitted to the probe at P = 2. t_local: one rank's step at d/P (strong, dense), at
+(--alpha-us, --beta-gbs) or fitted to the probe at P = 2. t_local: one rank's step at d/P (strong, dense), at
 d per rank (weak), or at d (strong, sparse: an upper bound, see local_step), all measured.
 """
 import glob
@@ -16,15 +15,25 @@ import os
 
 import numpy as np
 
-from lib.outputs import figure, markdown_table, results_dir, runs_dir, save_figure, write_csv, write_markdown
+import outputs
+import run_note
+from outputs import figure, markdown_table, results_dir, save_figure, write_csv, write_markdown
 
-MODE = os.environ.get("MODE", "strong")
+parser = run_note.arguments(__doc__)
+parser.add_argument("--mode", choices=["strong", "weak"], default="strong")
+parser.add_argument("--d-dense", type=int, help="d (weak: per rank) of the dense rows (default 2²², weak 2²¹)")
+parser.add_argument("--d-sparse", type=int, default=10000000, help="d (weak: per rank) of the sparse rows")
+parser.add_argument("--project", default="64 1024", help="rank counts of the projection")
+parser.add_argument("--alpha-us", type=float, default=1.5, help="assumed latency per tree level, µs")
+parser.add_argument("--beta-gbs", type=float, default=12.5, help="assumed bandwidth per link, GB/s")
+ARGS = parser.parse_args()
+MODE = ARGS.mode
 JOB = "scaling_" + MODE
-OUT = runs_dir(JOB)
-D0 = {"dense": int(os.environ["D_DENSE"]), "sparse": int(os.environ["D_SPARSE"])}
-PROJECT = [int(p) for p in os.environ.get("PROJECT", "64 1024").split()]
-ALPHA = float(os.environ.get("ALPHA_US", "1.5")) * 1e-6
-BETA = float(os.environ.get("BETA_GBS", "12.5")) * 1e9
+OUT = outputs.runs_dir(JOB)
+D0 = {"dense": ARGS.d_dense or (4194304 if MODE == "strong" else 2097152), "sparse": ARGS.d_sparse}
+PROJECT = [int(p) for p in ARGS.project.split()]
+ALPHA = ARGS.alpha_us * 1e-6
+BETA = ARGS.beta_gbs * 1e9
 CORES = os.cpu_count()
 
 
@@ -156,9 +165,6 @@ for ax, form in zip(axes[0], forms):
 save_figure(fig, os.path.join(res, "scaling.png"))
 
 # The Markdown.
-loads = [open(os.path.join(OUT, f)).read().split("\n", 1) for f in ("load.start", "load.end")
-         if os.path.exists(os.path.join(OUT, f))]
-load_text = "; ".join("%s: %s" % (w.strip(), u[u.find("load average"):].strip()) for w, u in loads)
 reports = load("P*-d*-*.json")
 ell = reports[0]["ell"] if reports else None
 nnz = max((r["nnz"] for r in reports), default=0)
@@ -167,13 +173,13 @@ intro = (
     "(sketch form dense): two or more whole shrink periods of fast FD timed after 2ℓ + 2 warm-up steps, "
     "s/example the best round; sparse rows (%s non-zeros at random places, form sparse): 2000 steps after "
     "1000, the best of 5 rounds. %s. Machine: %s cores on one memory bus, so two ranks share the "
-    "bandwidth of one and P = 2 cannot halve a memory-bound step; %s. Load average (`uptime`): %s."
+    "bandwidth of one and P = 2 cannot halve a memory-bound step; %s."
     % ("" if MODE == "strong" else "MODE=weak ", ell,
        "fixed d" if MODE == "strong" else "d = d per rank × P",
        nnz, "Strong scaling: one d, P ranks; and one rank at "
        "d/P for P in %s, dense rows (the local part of a step at P ranks)" % PROJECT if MODE == "strong" else
        "Weak scaling: d = %s per rank (dense), %s (sparse)" % (D0["dense"], D0["sparse"]), CORES,
-       "judge the scaling by the communication share", load_text))
+       "judge the scaling by the communication share"))
 table = markdown_table(
     ["learner", "form", "d", "P", "d_p", "s/example", "mean", "block per rank", "read GB/s", "floor", "ratio",
      "MPI share", "Allreduce calls, bytes / example"],
@@ -249,5 +255,6 @@ comparison = ("Comparison (computed from the runs above): " + "; ".join(notes) +
 write_markdown(os.path.join(res, "scaling.md"),
                "Scaling: %s" % ("strong (fixed d)" if MODE == "strong" else "weak (d = d per rank × P)"),
                intro, table, floor_text, "## Allreduce alone\n", probe_table, probe_text,
-               "## Projection to P = %s\n" % ", ".join(map(str, PROJECT)), model_text, proj_table, comparison)
+               "## Projection to P = %s\n" % ", ".join(map(str, PROJECT)), model_text, proj_table, comparison,
+               run_note.paragraph(ARGS))
 print("wrote", res)
