@@ -4,13 +4,13 @@ results/tune/ (ada-diag.json, fd-son-m10.json): tune.csv (every configuration of
 tune.json (both reports), tune.md (each grid's best configuration beside the RFD paper's Table 2) and
 tune.png (online mistakes over each grid).
 
-    /usr/bin/python3 jobs/tune_report.py [--runs DIR]
+    /usr/bin/python3 jobs/lib/tune.py [--runs DIR]
 """
 import argparse
 import json
 import os
 
-from lib.outputs import REPO, figure, markdown_table, results_dir, runs_dir, save_figure, write_csv, write_markdown
+from outputs import REPO, figure, markdown_table, results_dir, runs_dir, save_figure, write_csv, write_markdown
 
 GRIDS = ("ada-diag", "fd-son-m10")
 # The RFD paper (Luo et al. 2017), Table 2, a9a column: accuracy in % at one epoch with the best α₀
@@ -110,7 +110,7 @@ mistakes, then the lowest cumulative loss (`--select online`). "paper, Table 2":
 column, on its own 70/30 split of a9a, so another test set than ours.
 
 **Comparison.** `adasketch tune` picks, from the training stream alone, the configurations that
-jobs/exp_a9a.sh's jobs/grid.py runs chose for the same grids (docs/experiments.md §3: ADA-DIAG η 0.1,
+jobs/rfd_a9a.sbatch's jobs/grid.py runs chose for the same grids (docs/experiments.md §3: ADA-DIAG η 0.1,
 δ 1; FD-SON m = 10 α₀ 1e3), with the same test accuracies. As there, ADA-DIAG is slightly ahead of
 FD-SON on a9a.t, where the paper has ADAGRAD behind every second-order method (83.48% against
 83.67% for FD-SON m = 10) on its own split. FD-SON is sensitive to α₀ (the paper's Fig. 2 says so of
