@@ -31,6 +31,7 @@
 #include "predictions_file.hpp"
 #include "report_file.hpp"
 #include "train_output.hpp"
+#include "train_trace.hpp"
 
 namespace adasketch::driver {
 
@@ -103,6 +104,7 @@ OptionParser make_parser() {
   add_quiet_option(p);
   p.optional("progress-every", OptionType::Real, "SECONDS", "1",
              "rank 0 prints a progress line every SECONDS of its clock while training; 0: none");
+  add_trace_option(p);
   return p;
 }
 
@@ -284,6 +286,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   if (comm.rank() == 0 && !quiet && progress_every > 0.0)
     training.progress = [&](const TrainingProgress& p) { print_progress(p, r.rows * passes, training.passes, classification); };
   training.progress_interval = progress_every;
+  r.trace.attach(opts, training);
   TrainingState saved;  // the last checkpoint's
   const std::function<void()> crash_hook = crash_before_rename_hook();
   if (!checkpointing.path.empty()) {
