@@ -41,7 +41,7 @@ def main(out):
                          "nonzero_weights": r["nonzero_weights"], "seconds": r["seconds"], "chosen": int(point == chosen)})
         if report is not None and not name.startswith("l1-"):
             curves += [{"grid": name, "examples": e["examples"], "online_mistakes": e["online_mistakes"]}
-                       for e in report["trace"] or []]
+                       for e in report.get("trace") or []]
     outputs.write_csv(os.path.join(res, "comp_adagrad.csv"), FIELDS, rows)
     outputs.write_csv(os.path.join(res, "comp_adagrad_curves.csv"), ["grid", "examples", "online_mistakes"], curves)
     plot(os.path.join(res, "comp_adagrad.png"), best, curves)

@@ -32,11 +32,13 @@ def main(out):
     tau_dirs = sorted((int(e[3:]), e) for e in os.listdir(out) if e.startswith("tau")) if os.path.isdir(out) else []
     grids = [(algo, 10, algo) for _, algo in CMD + PDS] + \
             [(algo, tau, os.path.join(d, algo)) for tau, d in tau_dirs for _, algo in TAU_ALGOS]
-    rows, curves, best = [], [], {}
+    rows, curves, best, edges = [], [], {}, []
     for algo, tau, sub in grids:
         found = runs.points(os.path.join(out, sub))
         name, report = runs.grid.choose(found)
         best[(algo, tau)] = report
+        if report is not None and runs.on_edge(found, report, [k for k, _ in keys(algo)]):
+            edges.append("%s τ = %d (%s)" % (algo, tau, runs.params(report, keys(algo))))
         for point, r in sorted(found.items()):
             o = r["options"]
             rows.append({"algorithm": algo, "tau": tau if "full" not in algo and "diag" not in algo else None,
@@ -50,7 +52,7 @@ def main(out):
                       ["algorithm", "tau", "eta", "delta", "alpha0", "final_regret", "seconds", "chosen"], rows)
     outputs.write_csv(os.path.join(res, "regression_curves.csv"), ["algorithm", "examples", "regret"], curves)
     plot(os.path.join(res, "regression.png"), best, curves, [t for t, _ in tau_dirs])
-    write_markdown(os.path.join(res, "regression.md"), best, [t for t, _ in tau_dirs])
+    write_markdown(os.path.join(res, "regression.md"), best, [t for t, _ in tau_dirs], edges)
 
 
 def plot(path, best, curves, taus):
@@ -84,7 +86,7 @@ def regret(report):
     return None if report is None else "%.2f" % report["cumulative_loss"]
 
 
-def write_markdown(path, best, taus):
+def write_markdown(path, best, taus, edges):
     table = []
     for label, algo in CMD:
         cells = [label]
@@ -122,32 +124,42 @@ def write_markdown(path, best, taus):
         "η_t = η/√t, no projection (C = 1e300). Data: `synthetic:low-rank-regression:d=500,n=10000,"
         "lambda0=100,decay=2,mean=1,seed=1`, one permutation (the papers average 5; RADAGRAD is not "
         "implemented). " + runs.job_note(),
-        "**Comparison.** " + comparison(best, all_taus))
+        "**Comparison.** " + comparison(best, all_taus, edges))
 
 
-def comparison(best, taus):
+def comparison(best, taus, edges):
     got = {a: r["cumulative_loss"] for (a, t), r in best.items() if r is not None and t == 10}
     text = []
-    if all(a in got for a in ("ada-fd", "ada-diag", "ada-full")):
-        gap = (got["ada-diag"] - got["ada-fd"]) / (got["ada-diag"] - got["ada-full"])
-        text.append("In mirror descent ADA-FD's final regret is %.0f against ADA-DIAG's %.0f and ADA-FULL's "
-                    "%.0f: it closes %.0f%% of the gap between the diagonal and the full matrix, the papers' "
-                    "ordering ADA-FULL < ADA-FD < ADA-DIAG." % (got["ada-fd"], got["ada-diag"], got["ada-full"],
-                                                                 100 * gap))
-    if all(a in got for a in ("ada-fd-da", "ada-diag-da", "ada-full-da")):
-        text.append("In dual averaging (PDS) the same order: %.0f (ADA-FULL), %.0f (ADA-FD), %.0f (ADA-DIAG)."
-                    % (got["ada-full-da"], got["ada-fd-da"], got["ada-diag-da"]))
+    for form, suffix in (("mirror descent (CMD)", ""), ("dual averaging (PDS)", "-da")):
+        full, fd, diag = (got.get(a + suffix) for a in ("ada-full", "ada-fd", "ada-diag"))
+        if None in (full, fd, diag):
+            continue
+        text.append("In %s ADA-FD's final regret is %.0f against ADA-DIAG's %.0f and ADA-FULL's %.0f: %s." % (
+            form, fd, diag, full, "the papers' ordering ADA-FULL < ADA-FD < ADA-DIAG, ADA-FD closing %.0f%% of "
+            "the gap between the diagonal and the full matrix" % (100 * (diag - fd) / (diag - full))
+            if full < fd < diag else "not the papers' ordering ADA-FULL < ADA-FD < ADA-DIAG"))
     order = sorted((got[a], label) for label, a in CMD if a in got)
-    text.append("CMD from lowest to highest regret: %s." % ", ".join("%s %.0f" % (l, v) for v, l in order))
-    full = [a for a in got if abs(got[a] - FULL_GRID[a]) > 0.01 * FULL_GRID[a]]
-    text.append("Every learner's regret is within 1% of its full-grid value." if not full else
-                "Differences from the full-grid values above 1%%: %s." %
-                ", ".join("%s %.0f against %.0f" % (a, got[a], FULL_GRID[a]) for a in sorted(full)))
-    for label, algo in TAU_ALGOS:
-        vals = [best[(algo, t)]["cumulative_loss"] for t in taus if best.get((algo, t))]
-        if len(vals) > 1:
-            text.append("%s: %s from τ = %d to %d (%.0f → %.0f)." % (
-                label, "falls" if vals[-1] < vals[0] else "rises", taus[0], taus[-1], vals[0], vals[-1]))
+    text.append("CMD from lowest to highest regret: %s (the ADA-FD paper: ADA-FD below ADA-DIAG and FD-SON; the "
+                "ADA-GP/DP paper: ADA-GP and ADA-DP below ADA-DIAG and RP-SON)." %
+                ", ".join("%s %.0f" % (l, v) for v, l in order))
+    far = [a for a in got if abs(got[a] - FULL_GRID[a]) > 0.01 * FULL_GRID[a]]
+    text.append("Every learner's regret is within 1% of its full-grid value (the shrunk grids hold those points)."
+                if not far else "Differences from the full-grid values above 1%%: %s." %
+                ", ".join("%s %.0f against %.0f" % (a, got[a], FULL_GRID[a]) for a in sorted(far)))
+    at = {(a, t): best[(a, t)]["cumulative_loss"] for _, a in TAU_ALGOS for t in taus if best.get((a, t))}
+    text.append("Against τ: %s; ADA-FULL %.0f, ADA-DIAG %.0f." % ("; ".join(
+        "%s %s" % (label, " → ".join("%.0f" % at[(a, t)] for t in taus if (a, t) in at)) for label, a in TAU_ALGOS),
+        got.get("ada-full", float("nan")), got.get("ada-diag", float("nan"))))
+    behind = [t for t in taus if all((a, t) in at for a in ("ada-gp", "ada-dp", "rp-son"))
+              and at[("rp-son", t)] < min(at[("ada-gp", t)], at[("ada-dp", t)])]
+    if behind:
+        text.append("Unlike the ADA-GP/DP paper's Fig. 1c, RP-SON is below both ADA-GP and ADA-DP at τ = %s."
+                    % ", ".join(map(str, behind)))
+    if all(at.get(("ada-fd", t), 1e300) < min(at.get((a, t), 0) for a in ("ada-gp", "ada-dp", "rp-son")) for t in taus):
+        text.append("ADA-FD (ℓ = τ) is below ADA-GP, ADA-DP and RP-SON at every τ, and %.0f%% above ADA-FULL at "
+                    "τ = %d." % (100 * (at[("ada-fd", taus[-1])] / got["ada-full"] - 1), taus[-1]))
+    if edges:
+        text.append("Chosen on an edge of its shrunk grid (the optimum may lie beyond): %s." % ", ".join(edges))
     return " ".join(text)
 
 

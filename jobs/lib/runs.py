@@ -18,6 +18,16 @@ def chosen(directory):
     return grid.choose(points(directory))[1]
 
 
+def on_edge(found, report, names):
+    """Whether report's value of one of the option names is the smallest or largest its grid ran
+    (found: {point: report}), where the grid has more than one value of it."""
+    for key in names:
+        values = {r["options"][key] for r in found.values()}
+        if len(values) > 1 and report["options"][key] in (min(values), max(values)):
+            return True
+    return False
+
+
 def num(v):
     """1e-3 style for powers of ten beyond 100 or below 0.01, %g otherwise."""
     if v == 0:

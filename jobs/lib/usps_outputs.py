@@ -41,7 +41,7 @@ def main(out):
                          "test_accuracy": r["test_accuracy"], "seconds": r["seconds"], "chosen": int(point == name)})
         if report is None:
             continue
-        for e in report["trace"] or []:
+        for e in report.get("trace") or []:
             curves.append({"algorithm": algo, "examples": e["examples"], "online_mistakes": e["online_mistakes"]})
         for n in PREFIXES:
             r = load(os.path.join(out, "prefix", "%s.%d.json" % (algo, n)))
@@ -116,14 +116,15 @@ def comparison(best):
     acc = {a: 100 * r["test_accuracy"] for a, r in best.items() if r is not None}
     mis = {a: r["online_mistakes"] for a, r in best.items() if r is not None}
     paper = {a: float(v.split()[0]) for a, v in PAPER.items()}
+    name = {a: label.split(" (")[0] for label, a in ROWS}
     text = ["Test accuracy against the paper's: %s." % ", ".join(
-        "%s %.2f (paper %.2f)" % (a, acc[a], paper[a]) for a in ("ada-diag", "rp-son", "ada-gp", "ada-dp") if a in acc)]
+        "%s %.2f (paper %.2f)" % (name[a], acc[a], paper[a]) for a in ("ada-diag", "rp-son", "ada-gp", "ada-dp") if a in acc)]
     order = sorted((v, a) for a, v in mis.items())
-    text.append("Online mistakes, fewest first: %s." % ", ".join("%s %d" % (a, v) for v, a in order))
+    text.append("Online mistakes, fewest first: %s." % ", ".join("%s %d" % (name[a], v) for v, a in order))
     if all(a in acc for a in ("ada-gp", "ada-dp", "ada-diag", "rp-son")):
         above = [a for a in ("ada-gp", "ada-dp") if acc[a] > max(acc["ada-diag"], acc["rp-son"])]
         text.append("%s above both ADA-DIAG and RP-SON in test accuracy, as in the paper." % (
-            " and ".join(a.upper() for a in above) + (" is" if len(above) == 1 else " are")) if above else
+            " and ".join(name[a] for a in above) + (" is" if len(above) == 1 else " are")) if above else
             "Neither ADA-GP nor ADA-DP is above both ADA-DIAG and RP-SON in test accuracy, unlike the paper.")
     return " ".join(text)
 
