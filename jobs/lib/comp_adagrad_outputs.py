@@ -110,12 +110,14 @@ def write_markdown(path, out, best):
         "**Grid (shrunk to fit 30 minutes).** The full grids took 45 + 6 minutes (1,709 + 12 runs); here 3 "
         "values per hyperparameter around their chosen points (see the header of `jobs/comp_adagrad.sbatch`), "
         "k = 256 at δ = 1e-3 and λ₂ = 0 only, and the ℓ1 variant at 4 of the 8 λ₁. " + runs.job_note(),
-        "**Comparison.** " + comparison(best))
+        "**Comparison.** " + comparison(out, best))
 
 
-def comparison(best):
+def comparison(out, best):
     err = {name: error(r) for name, r in best.items() if r is not None and not name.startswith("l1-")}
     text = []
+    edges = ["%s (%s)" % (label, runs.params(best[name], keys)) for label, name, _, keys in ROWS
+             if best.get(name) and runs.on_edge(runs.points(os.path.join(out, name)), best[name], [k for k, _ in keys])]
     comp = [(k, err["comp-adagrad-k%d" % k]) for k in (25, 64, 256) if "comp-adagrad-k%d" % k in err]
     if comp and "ada-diag" in err:
         text.append("CompAdaGrad's test error is %s against diagonal AdaGrad's %.2f%%: %s." % (
@@ -127,6 +129,8 @@ def comparison(best):
                     "the larger\")." % ("does not rise" if falling else "does not fall steadily", comp[0][0], comp[-1][0]))
     if "ada-full" in err:
         text.append("ADA-FULL, which CompAdaGrad approximates, tests at %.2f%%." % err["ada-full"])
+    if edges:
+        text.append("Chosen on an edge of its shrunk grid (the optimum may lie beyond): %s." % "; ".join(edges))
     return " ".join(text)
 
 
