@@ -109,7 +109,7 @@ def write_markdown(path, out, best):
         "the median example–prototype distance; the paper gives none); logistic loss (the paper names none).",
         "**Grid (shrunk to fit 30 minutes).** The full grids took 45 + 6 minutes (1,709 + 12 runs); here 3 "
         "values per hyperparameter around their chosen points (see the header of `jobs/comp_adagrad.sbatch`), "
-        "k = 256 at δ = 1e-3 and λ₂ = 0 only, and the ℓ1 variant at 4 of the 8 λ₁. " + runs.job_note(),
+        "k = 256 at δ = 1e-3 and λ₂ = 0 only, and the ℓ1 variant at 3 of the 8 λ₁ (1e-4, 1e-3, 1e-2). " + runs.job_note(),
         "**Comparison.** " + comparison(out, best))
 
 
