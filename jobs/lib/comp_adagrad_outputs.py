@@ -129,6 +129,15 @@ def comparison(out, best):
                     "the larger\")." % ("does not rise" if falling else "does not fall steadily", comp[0][0], comp[-1][0]))
     if "ada-full" in err:
         text.append("ADA-FULL, which CompAdaGrad approximates, tests at %.2f%%." % err["ada-full"])
+    l1 = {name: best.get("l1-" + name) for name in ("ada-diag", "comp-adagrad-k25", "comp-adagrad-k64")}
+    if all(l1.values()):
+        text.append("ℓ1 variant: the fewest online mistakes over its λ₁ are %s, at λ₁ = 1e-4 for every learner, "
+                    "where it keeps %s of the 400 weights nonzero." % (
+                        ", ".join("%d (%s, %.2f%% test accuracy)" % (r["online_mistakes"], name,
+                                                                     100 * r["test_accuracy"]) for name, r in l1.items()),
+                        " / ".join(str(r["nonzero_weights"]) for r in l1.values()))
+                    if all(r["options"]["lambda1"] == 1e-4 for r in l1.values()) else
+                    "ℓ1 variant: see the table; the smallest λ₁ is not the best for every learner.")
     if edges:
         text.append("Chosen on an edge of its shrunk grid (the optimum may lie beyond): %s." % "; ".join(edges))
     return " ".join(text)

@@ -19,11 +19,12 @@ def chosen(directory):
 
 
 def on_edge(found, report, names):
-    """Whether report's value of one of the option names is the smallest or largest its grid ran
-    (found: {point: report}), where the grid has more than one value of it."""
+    """Whether report's value of one of the option names is the smallest (unless 0) or largest its grid
+    ran (found: {point: report}), where the grid has more than one value of it."""
     for key in names:
         values = {r["options"][key] for r in found.values()}
-        if len(values) > 1 and report["options"][key] in (min(values), max(values)):
+        value = report["options"][key]
+        if len(values) > 1 and (value == max(values) or value == min(values) != 0):  # 0 (λ₂) has no beyond
             return True
     return False
 
