@@ -32,6 +32,7 @@
 #include "report_file.hpp"
 #include "train_command.hpp"
 #include "train_output.hpp"
+#include "train_trace.hpp"
 
 namespace adasketch::driver {
 
@@ -106,6 +107,7 @@ OptionParser train_parser() {
   add_quiet_option(p);
   p.optional("progress-every", OptionType::Real, "SECONDS", "1",
              "rank 0 prints a progress line every SECONDS of its clock while training; 0: none");
+  add_trace_option(p);
   return p;
 }
 
@@ -293,6 +295,7 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   if (comm.rank() == 0 && !quiet && progress_every > 0.0)
     training.progress = [&](const TrainingProgress& p) { print_progress(p, r.rows * passes, training.passes, classification); };
   training.progress_interval = progress_every;
+  r.trace.attach(opts, training);
   TrainingState saved;  // the last checkpoint's
   const std::function<void()> crash_hook = crash_before_rename_hook();
   if (!checkpointing.path.empty()) {

@@ -124,6 +124,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("wall_seconds", r.wall_seconds);
   j.member("weights", r.weights);
   j.member("nonzero_weights", r.nonzero_weights);
+  r.trace.write(j, classification);
   j.end_object();
   return j.str();
 }

@@ -9,6 +9,7 @@
 #include "adasketch/training/online_training.hpp"
 #include "cli_options.hpp"
 #include "data_input.hpp"
+#include "train_trace.hpp"
 
 namespace adasketch::driver {
 
@@ -27,6 +28,7 @@ struct TrainResults {
   double wall_seconds = 0.0;
   index_t weights = 0, nonzero_weights = 0;  ///< d·K, and how many of the final weights are not 0 (ℓ1 makes zeros)
   TrainingState saved;  ///< a run stopped by a signal: where its final checkpoint is
+  TrainTrace trace;  ///< --trace-every
 };
 
 void print_header(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r);

@@ -17,7 +17,7 @@ singleton); the binary is $ADASKETCH_BIN, else adasketch on PATH, else build/dri
 --jobs N (default $ADASKETCH_GRID_JOBS, else 1) runs N points at a time, each on RANKS ranks (under
 SLURM as `srun --exact`, so that the steps share the allocation); the output keeps the grid's order.
 
-The choice (choose() below, also used by jobs/tables.py): the fewest online mistakes, ties broken by
+The choice (choose() below, also used by the jobs' modules in jobs/lib): the fewest online mistakes, ties broken by
 the lower cumulative loss (classification, and regression losses on ±1 labels, which report sign
 mistakes), or the lowest cumulative loss when the run has no mistakes (regression). Both are
 progressive-validation numbers of the training stream: the test set plays no part.

@@ -42,6 +42,10 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
     state.seconds = from.seconds + seconds_since(start);
     return state;
   };
+  const bool tracing = options.trace && options.trace_every > 0;
+  const auto now_progress = [&](int pass) {
+    return TrainingProgress{pass, state.examples, state.mistakes, state.cumulative_loss, from.seconds + seconds_since(start)};
+  };
   TrainingStats stats;
   const auto finish = [&] {
     stats.examples = state.examples;
@@ -74,6 +78,7 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
       state.signs = state.signs && (y == 1.0 || y == -1.0);
       ++state.examples;
       ++position;
+      if (tracing && state.examples % options.trace_every == 0) options.trace(now_progress(pass));
       if (options.progress && state.examples >= next_check) {
         const auto now = Clock::now();
         const double elapsed = std::chrono::duration<double>(now - start).count();
@@ -95,6 +100,7 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
     }
   }
   if (options.checkpoint) options.checkpoint(snapshot(options.passes + 1, 0));
+  if (tracing && state.examples % options.trace_every != 0) options.trace(now_progress(options.passes));
   return finish();
 }
 

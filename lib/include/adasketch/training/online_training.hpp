@@ -37,6 +37,11 @@ struct TrainingOptions {
   /// ranks may call it after different example counts); it must not communicate. Empty: none.
   std::function<void(const TrainingProgress&)> progress = {};
   double progress_interval = 1.0;
+  /// Called on every rank after every trace_every-th example of the run (counted as
+  /// TrainingProgress::examples, so from the start state's) and after the last, with the same
+  /// examples, mistakes and loss on every rank; it must not communicate. 0 or empty: none.
+  std::function<void(const TrainingProgress&)> trace = {};
+  index_t trace_every = 0;
 
   /// Where to start: a fresh run (the default), or a saved state (load_checkpoint) together with the
   /// learner restored from the same checkpoint. Its pass must be ≤ passes (or passes + 1 with position
