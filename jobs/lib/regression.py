@@ -1,6 +1,6 @@
 """The outputs of jobs/regression.sbatch (ADA-FD paper Fig. 1, ADA-GP/DP paper Fig. 1):
 
-    /usr/bin/python3 jobs/lib/regression_outputs.py RUNS_DIR
+    /usr/bin/python3 jobs/lib/regression.py RUNS_DIR
 
 regression.csv (every run), regression_curves.csv (the chosen runs' regret after every 100
 examples), regression.png and regression.md in jobs/results/regression/.

@@ -1,6 +1,6 @@
 """The outputs of jobs/comp_adagrad.sbatch (CompAdaGrad §5, Fig. 3, on USPS 4 vs 9 kernel features):
 
-    /usr/bin/python3 jobs/lib/comp_adagrad_outputs.py RUNS_DIR
+    /usr/bin/python3 jobs/lib/comp_adagrad.py RUNS_DIR
 
 comp_adagrad.csv (every run, ℓ2 and ℓ1), comp_adagrad_curves.csv (the chosen runs' online mistakes
 every 50 examples), comp_adagrad.png and comp_adagrad.md in jobs/results/comp_adagrad/.

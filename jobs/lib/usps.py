@@ -1,7 +1,7 @@
 """The outputs of jobs/usps.sbatch (ADA-GP/DP paper Table 3 and Fig. 2, USPS):
 
-    /usr/bin/python3 jobs/lib/usps_outputs.py RUNS_DIR           usps.csv, usps_curves.csv, usps.png, usps.md
-    /usr/bin/python3 jobs/lib/usps_outputs.py --options GRID_DIR the chosen point's train options
+    /usr/bin/python3 jobs/lib/usps.py RUNS_DIR           usps.csv, usps_curves.csv, usps.png, usps.md
+    /usr/bin/python3 jobs/lib/usps.py --options GRID_DIR the chosen point's train options
 """
 import os
 import sys
