@@ -87,8 +87,9 @@ class DivergenceError : public InputError {
 /// loss). Throws InputError(source_name, line) for a label the map does not cover, DivergenceError
 /// (source_name, line) for a non-finite score or loss (from non-finite input values, or divergence),
 /// InputError(source_name, 0) when the source has fewer examples than the start state skips;
-/// InvalidArgument when the source and the learner partition the features differently or the start state is beyond `passes`. The learner keeps its state after
-/// an exception. Totals (examples, mistakes, loss, seconds) include the start state's.
+/// InvalidArgument when the source and the learner partition the features differently or the start
+/// state is beyond `passes`. The learner keeps its state after an exception. Totals (examples,
+/// mistakes, loss, seconds) include the start state's.
 TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& labels, const TrainingOptions& options);
 
 }  // namespace adasketch
