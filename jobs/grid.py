@@ -132,7 +132,8 @@ def run_point(out, ranks, assignment, fixed, redo, concurrent_steps=False):
     with open(os.path.join(out, name + ".log"), "w") as log:
         log.write(" ".join(command) + "\n")
         log.flush()
-        status = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT).returncode
+        # stdin: none (srun would forward it to the run, eating a job script's here-document)
+        status = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT).returncode
     if status != 0 or not os.path.exists(report):
         with open(os.path.join(out, name + ".log")) as log:
             lines = [line.strip() for line in log if line.strip()]

@@ -8,7 +8,8 @@
 #       itself, resumed: its model equals (b)'s uninterrupted run byte for byte;
 #   (d) the same job with --signal=TERM@50, a 1-minute limit and --no-requeue: SIGTERM from SLURM's
 #       timer, a checkpoint and exit status 75;
-#   (e) sbatch --wait jobs/tune.sbatch: exit status 0, its table.
+#   (e) sbatch --wait jobs/tune.sbatch: exit status 0, its table;
+#   (f) jobs/grid.py --jobs 2 in a job, from a loop over a here-document: every grid runs.
 # Usage: run_slurm_test.sh ADASKETCH_BINARY. Needs root; daemons that do not start fail the test.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -186,4 +187,24 @@ grep -q "adasketch tune: 49 configurations, 2 groups of 1 rank" "$work/tune.out"
   [ "$(grep -c '^| ADA-DIAG\|^| FD-SON' "$work/results/tune/tune.md")" = 2 ] ||
   fail "(e) jobs/tune.sbatch: no grid on 2 groups or no table: $(cat "$work/tune.out")"
 echo "slurm test: (e) sbatch --wait jobs/tune.sbatch: 70 configurations on 2 groups, $work/results/tune/tune.md"
+# (f) jobs/grid.py inside an allocation, called from a loop over a here-document (as the jobs do): two
+# points at a time as `srun --exact` steps, and srun must not eat the loop's input (every grid runs).
+cat >"$work/grids.sh" <<SCRIPT
+#!/usr/bin/env bash
+set -euo pipefail
+while read -r eta; do
+  /usr/bin/python3 "$repo/jobs/grid.py" --out "$work/grids/eta=\$eta" --jobs 2 --vary delta=0.1,1 -- \\
+    --algo ada-diag --eta "\$eta" --data "$work/a9a2k.svm" --dim 123 --quiet
+done <<'ETAS'
+0.01
+0.1
+1
+ETAS
+SCRIPT
+status=0
+sbatch --wait --quiet --ntasks=2 --output="$work/grids.out" "$work/grids.sh" || status=$?
+[ "$status" = 0 ] || fail "(f) sbatch --wait of a grid.py loop: exit status $status: $(cat "$work/grids.out")"
+[ "$(ls "$work"/grids/eta=*/delta=*.json | wc -l)" = 6 ] && grep -q -- "--exact -n 1" "$work/grids/eta=1/delta=1.log" ||
+  fail "(f) expected 6 reports of srun --exact steps (3 grids of 2 points): $(ls -R "$work/grids"; cat "$work/grids.out")"
+echo "slurm test: (f) grid.py --jobs 2 in a here-document loop: 3 grids of 2 points as srun --exact steps"
 echo "slurm test: passed"
