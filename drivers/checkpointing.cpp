@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include <system_error>
 
 #include "adasketch/error.hpp"
+#include "number_text.hpp"
 #include "report_file.hpp"
 
 namespace {
@@ -25,13 +25,6 @@ extern "C" void adasketch_driver_on_stop_signal(int signal) { g_stop_signal = si
 namespace adasketch::driver {
 
 namespace {
-
-// The shortest text that parses back to v exactly.
-std::string exact(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 [[noreturn]] void differs(const std::string& option, const std::string& given, const std::string& saved,
                           const std::string& path) {
@@ -98,27 +91,27 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   if (opts.given("dim") && opts.integer("dim") != data_dim)
     throw InvalidArgument("option --dim " + opts.text("dim") + ": the checkpoint '" + path + "' has d = " +
                           std::to_string(data_dim));
-  if (opts.given("bias") && opts.real("bias") != h.run.bias) differs("bias", opts.text("bias"), exact(h.run.bias), path);
-  opts.set_default("bias", exact(h.run.bias));
+  if (opts.given("bias") && opts.real("bias") != h.run.bias) differs("bias", opts.text("bias"), shortest_text(h.run.bias), path);
+  opts.set_default("bias", shortest_text(h.run.bias));
   opts.set_default("algo", s.algorithm);
   opts.set_default("loss", to_string(s.loss));
   opts.set_default("ell", std::to_string(s.ell));
-  opts.set_default("eta", exact(s.eta));
-  opts.set_default("delta", exact(s.delta));
-  opts.set_default("alpha0", exact(s.alpha0));
-  opts.set_default("C", exact(s.C));
-  opts.set_default("sigma", exact(s.sigma));
+  opts.set_default("eta", shortest_text(s.eta));
+  opts.set_default("delta", shortest_text(s.delta));
+  opts.set_default("alpha0", shortest_text(s.alpha0));
+  opts.set_default("C", shortest_text(s.C));
+  opts.set_default("sigma", shortest_text(s.sigma));
   opts.set_default("eta-schedule", to_string(s.eta_schedule));
   opts.set_default("seed", std::to_string(s.seed));
   opts.set_default("form", to_string(s.form));
-  opts.set_default("lambda1", exact(s.lambda1));
-  opts.set_default("lambda2", exact(s.lambda2));
-  opts.set_default("tau", exact(s.tau));
+  opts.set_default("lambda1", shortest_text(s.lambda1));
+  opts.set_default("lambda2", shortest_text(s.lambda2));
+  opts.set_default("tau", shortest_text(s.tau));
   opts.set_default("diag-rescale", s.diag_rescale ? "true" : "false");
   std::string gammas;
   for (const double g : s.oja_gamma) {
     if (!gammas.empty()) gammas += ',';
-    gammas += exact(g);
+    gammas += shortest_text(g);
   }
   if (!gammas.empty()) opts.set_default("oja-gamma", gammas);
   // The saved grid lays out the run, not the learner: kept where it fits this rank count.

@@ -10,17 +10,11 @@
 
 #include "adasketch/error.hpp"
 #include "json_writer.hpp"
+#include "number_text.hpp"
 
 namespace adasketch::driver {
 
 namespace {
-
-// The shortest text that parses back to v exactly ("nan", "inf" included).
-std::string exact(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 double exact_number(const std::string& text) {
   double v = 0.0;
@@ -92,7 +86,7 @@ std::string csv_field(const std::string& text) {
 }
 
 // A number for the CSV: shortest round trip, empty when not finite (no value).
-std::string csv_number(double v) { return std::isfinite(v) ? exact(v) : std::string(); }
+std::string csv_number(double v) { return std::isfinite(v) ? shortest_text(v) : std::string(); }
 
 }  // namespace
 
@@ -140,9 +134,9 @@ std::string Grid::describe(index_t i) const {
 
 std::string row_line(const TuneRow& r) {
   std::string line = std::to_string(r.index) + (r.failed ? " failed " : " ok ") + std::to_string(r.examples) + " " +
-                     (r.classified ? "1 " : "0 ") + std::to_string(r.mistakes) + " " + exact(r.cumulative_loss) + " " +
-                     (r.tested ? "1 " : "0 ") + exact(r.test_accuracy) + " " + exact(r.test_mean_loss) + " " +
-                     exact(r.seconds) + " " + r.message;
+                     (r.classified ? "1 " : "0 ") + std::to_string(r.mistakes) + " " + shortest_text(r.cumulative_loss) + " " +
+                     (r.tested ? "1 " : "0 ") + shortest_text(r.test_accuracy) + " " + shortest_text(r.test_mean_loss) + " " +
+                     shortest_text(r.seconds) + " " + r.message;
   for (char& c : line)
     if (c == '\n' || c == '\r') c = ' ';
   return line;
