@@ -79,7 +79,7 @@ OptionParser make_parser() {
   p.optional("compare-forms", OptionType::Integer, "N", "0",
              "instead of timing: step each learner's sparse and dense forms on the first N examples and report "
              "how far apart they end (online mistakes, losses, weights)");
-  p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp, oja)");
+  p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp)");
   p.optional("reads", OptionType::Integer, "N", "10",
              "timed streaming reads of the buffer (the best is kept); 0: no read (nor the buffer's copy)");
   p.optional("allreduce-probe", "LIST",
@@ -138,6 +138,8 @@ struct Measurement {
   double allreduce_calls_per_example = 0.0, allreduce_bytes_per_example = 0.0;
   double mean_loss = 0.0, buffer_sum_squares = 0.0;
   double mean_seconds_per_example = 0.0;
+  /// The first and the last round's (with --rounds 10: the first and last tenths of the run).
+  double first_seconds_per_example = 0.0, last_seconds_per_example = 0.0;
 };
 
 Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, BenchExamples& examples, index_t warmup,
@@ -196,6 +198,8 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
     const double s = comm.allreduce_max(round_seconds[static_cast<std::size_t>(k)]);
     total += s;
     if (steps > 0) m.seconds_per_example = std::min(m.seconds_per_example, s / steps);
+    if (k == 0) m.first_seconds_per_example = s / steps;
+    if (k == rounds - 1) m.last_seconds_per_example = s / steps;
   }
   m.mean_seconds_per_example = total / n;
   m.mpi_seconds_per_example = comm.allreduce_sum(clock.seconds) / comm.size() / n;
@@ -206,9 +210,10 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
 }
 
 void print_row(const Measurement& m) {
-  std::printf("  %-15s %-9s %-6s %11.4g %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n", m.algorithm.c_str(),
-              m.loss.c_str(), m.form == FormChoice::automatic ? "-" : to_string(m.form).c_str(), m.seconds_per_example,
-              m.mean_seconds_per_example, m.buffer_bytes / 1e6, m.read_seconds, m.seconds_per_example / m.read_seconds,
+  std::printf("  %-15s %-9s %-6s %11.4g %11.4g %11.4g %11.4g %9.4g %11.4g %9.3g %6.1f%% %6.2f %12.6g\n",
+              m.algorithm.c_str(), m.loss.c_str(), m.form == FormChoice::automatic ? "-" : to_string(m.form).c_str(),
+              m.seconds_per_example, m.mean_seconds_per_example, m.first_seconds_per_example,
+              m.last_seconds_per_example, m.buffer_bytes / 1e6, m.read_seconds, m.seconds_per_example / m.read_seconds,
               100.0 * m.mpi_seconds_per_example / m.mean_seconds_per_example, m.allreduce_calls_per_example, m.mean_loss);
   std::fflush(stdout);
 }
@@ -222,6 +227,8 @@ void write_measurement(JsonWriter& j, const Measurement& m, index_t timed) {
   j.member("examples", timed);
   j.member("seconds_per_example", m.seconds_per_example);
   j.member("mean_seconds_per_example", m.mean_seconds_per_example);
+  j.member("first_round_seconds_per_example", m.first_seconds_per_example);
+  j.member("last_round_seconds_per_example", m.last_seconds_per_example);
   j.member("buffer", m.buffer);
   j.member("buffer_rows", m.buffer_rows);
   j.member("buffer_bytes", m.buffer_bytes);
@@ -364,9 +371,10 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     if (!opts.given("compare-forms") && !specs.empty()) {
       std::printf("  steps     %lld timed per learner, after %lld warm-up; read: best of %d\n",
                   static_cast<long long>(timed), static_cast<long long>(warmup), reads);
-      std::printf("            s/example: the best of %lld rounds\n", static_cast<long long>(std::min(rounds, timed)));
-      std::printf("  %-15s %-9s %-6s %11s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "form", "s/example",
-                  "mean", "buf. MB",
+      std::printf("            s/example: the best of %lld rounds; mean: all of them; first, last: the first and "
+                  "the last round\n", static_cast<long long>(std::min(rounds, timed)));
+      std::printf("  %-15s %-9s %-6s %11s %11s %11s %11s %9s %11s %9s %7s %6s %12s\n", "algorithm", "loss", "form",
+                  "s/example", "mean", "first", "last", "buf. MB",
                   "read s", "ratio", "MPI", "Allred", "mean loss");
     }
     std::fflush(stdout);

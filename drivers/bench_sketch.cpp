@@ -44,7 +44,7 @@ OptionParser make_parser() {
   p.optional("ell", OptionType::Integer, "N", "20", "sketch size ℓ");
   p.optional("rows", OptionType::Integer, "N", "500", "rows to insert (about rows/(ℓ+1) shrinks for fast-fd)");
   p.optional("method", OptionType::String, "NAME", "fast-fd", "fd, fast-fd, rfd, fast-rfd, rp or oja");
-  p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the rows (and of rp, oja)");
+  p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the rows (and of rp)");
   p.optional("pool", OptionType::Integer, "N", "16",
              "rows generated before timing and cycled; 0 generates each row fresh, outside the timed parts");
   p.optional("reads", OptionType::Integer, "N", "10", "timed streaming reads of the buffer (the best is kept)");

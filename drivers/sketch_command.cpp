@@ -39,7 +39,7 @@ OptionParser make_parser() {
   p.required("data", OptionType::String, "DATA", "input rows: a file or a synthetic spec");
   p.optional("dim", OptionType::Integer, "D", "0",
              "number of features d; 0 takes the largest index of a LIBSVM file, the dense header's d or the spec's d");
-  p.optional("seed", OptionType::Unsigned, "S", "1", "random seed of rp and oja");
+  p.optional("seed", OptionType::Unsigned, "S", "1", "random seed of rp");
   p.optional("alpha0", OptionType::Real, "A", "0", "initial α ≥ 0 of rfd and fast-rfd");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
   add_quiet_option(p);

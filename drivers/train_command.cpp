@@ -96,7 +96,7 @@ OptionParser train_parser() {
   p.optional("bias", OptionType::Real, "B", "0",
              "intercept, as LIBLINEAR's -B: B > 0 appends the constant feature B to every example (feature d+1); "
              "the model keeps B, and predict applies it; 0: none");
-  p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp and oja sketches");
+  p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp sketch");
   p.optional("form", OptionType::String, "F", to_string(d.form),
              "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)");
   p.optional("model", "FILE", "save the trained model (format in docs/formats.md; loadable at any rank count)");

@@ -3,15 +3,16 @@
 Γ_t = I/t), squared loss, for checking `adasketch train --algo oja-son` on small dense data
 (docs/experiments.md, "Problems found").
 
-    /usr/bin/python3 jobs/oja_son_reference.py FILE --ell M --alpha A [--sigma S] [--eta E] [--C C] [--seed N]
+    /usr/bin/python3 jobs/oja_son_reference.py FILE --ell M --alpha A [--sigma S] [--eta E] [--C C]
 
 FILE is a dense binary file (`adasketch generate --data SPEC --out FILE`). Per example: the projection
 w = u − τ_C(uᵀx)/(xᵀA⁻¹x)·A⁻¹x with A = αI + SᵀS, S = (tΛ)^{1/2}V (Alg. 1 line 5); the prediction wᵀx
 and the progressive mistake (y·wᵀx ≤ 0); g = 2(wᵀx − y)x, ĝ = sqrt(σ + η)g (constant η); Oja's update
 Λ ← (1 − 1/t)Λ + (Vĝ)²/t, V ← orth(V + (Vĝ)ĝᵀ/t) by a Householder QR (Gram–Schmidt order, positive
-diagonal); the Newton step u ← w − A⁻¹g with the updated A, by dense inverses of the d × d A. V_0 is a
-random orthonormal basis from --seed (not the library's Philox start, so the mistakes agree with the
-library's to the run-to-run spread of V_0, not exactly). Prints the mistakes and the cumulative loss.
+diagonal); the Newton step u ← w − A⁻¹g with the updated A, by dense inverses of the d × d A. V_0 is
+the library's data start (docs/design.md §6): V's rows start empty, and a ĝ whose residual against
+the rows set keeps more than 2⁻²⁰ of ‖ĝ‖² first sets the next row to that residual, normalized.
+Prints the mistakes and the cumulative loss.
 Needs numpy (/usr/bin/python3 has it); O(d³) per example: for d of about 100.
 """
 import argparse
@@ -37,13 +38,12 @@ def main():
     p.add_argument("--sigma", type=float, default=0.125)
     p.add_argument("--eta", type=float, default=0.0)
     p.add_argument("--C", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
     y, X = read_dense(args.file)
     n, d = X.shape
     m = args.ell
-    basis, _ = np.linalg.qr(np.random.default_rng(args.seed).standard_normal((d, m)))
-    V, lam, u = basis.T.copy(), np.zeros(m), np.zeros(d)
+    V, lam, u = np.zeros((m, d)), np.zeros(m), np.zeros(d)
+    started = 0
     mistakes, loss = 0, 0.0
 
     def a_inverse(t):
@@ -61,9 +61,15 @@ def main():
         gh = np.sqrt(args.sigma + args.eta) * g
         if m > 0 and gh @ gh > 0:
             vg = V @ gh
+            if started < m and gh @ gh - vg @ vg > 2.0 ** -20 * (gh @ gh):  # the data start
+                V[started] = gh
+                started += 1
+                q, r = np.linalg.qr(V[:started].T)
+                V[:started] = (q * np.sign(np.diag(r))).T
+                vg = V @ gh
             lam = (1.0 - 1.0 / t) * lam + vg ** 2 / t
-            q, r = np.linalg.qr((V + np.outer(vg / t, gh)).T)
-            V = (q * np.sign(np.diag(r))).T
+            q, r = np.linalg.qr((V[:started] + np.outer(vg[:started] / t, gh)).T)
+            V[:started] = (q * np.sign(np.diag(r))).T
         u = w - a_inverse(t) @ g
     print("mistakes %d (rate %.4f), cumulative loss %.6g" % (mistakes, mistakes / n, loss))
 

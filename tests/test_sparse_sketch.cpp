@@ -30,7 +30,6 @@ std::unique_ptr<Sketch> make(const Communicator& comm, index_t d, SketchKind met
   if (max_growth != 1e4 && method == SketchKind::oja) {
     OjaSketchOptions o;
     o.ell = ell;
-    o.seed = 3;
     o.form = form;
     o.max_growth = max_growth;
     return std::make_unique<OjaSketch>(comm, d, o);

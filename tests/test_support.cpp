@@ -77,6 +77,56 @@ ReferenceFd reference_frequent_directions(const DenseMatrix& a, index_t ell, boo
   return {gram_of_columns(bm), alpha};
 }
 
+ReferenceOja reference_oja(const DenseMatrix& a, index_t ell, const std::vector<double>& gamma, double start_residual) {
+  const index_t d = a.d;
+  std::vector<double> v(static_cast<std::size_t>(ell * d), 0.0);  // row-major ℓ×d
+  index_t started = 0;
+  const auto orthonormalize = [&] {  // the started rows: QR of their transpose (d×k)
+    const index_t k = started;
+    std::vector<double> vt(static_cast<std::size_t>(d * k)), tau(static_cast<std::size_t>(k));
+    for (index_t i = 0; i < k; ++i)
+      for (index_t j = 0; j < d; ++j) vt[j * k + i] = v[i * d + j];
+    if (LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(k), vt.data(), static_cast<int>(k), tau.data()) != 0)
+      throw std::runtime_error("dgeqrf");
+    std::vector<double> sign(static_cast<std::size_t>(k));
+    for (index_t i = 0; i < k; ++i) sign[i] = vt[i * k + i] < 0 ? -1.0 : 1.0;
+    if (LAPACKE_dorgqr(LAPACK_ROW_MAJOR, static_cast<int>(d), static_cast<int>(k), static_cast<int>(k), vt.data(),
+                       static_cast<int>(k), tau.data()) != 0)
+      throw std::runtime_error("dorgqr");
+    for (index_t i = 0; i < k; ++i)
+      for (index_t j = 0; j < d; ++j) v[i * d + j] = sign[i] * vt[j * k + i];
+  };
+  std::vector<double> lambda(static_cast<std::size_t>(ell), 0.0), p(static_cast<std::size_t>(ell));
+  for (index_t t = 1; t <= a.n; ++t) {
+    const auto project = [&] {
+      for (index_t i = 0; i < ell; ++i) {
+        p[i] = 0.0;
+        for (index_t j = 0; j < d; ++j) p[i] += v[i * d + j] * a(t - 1, j);
+      }
+    };
+    project();
+    double aa = 0.0, pp = 0.0;
+    for (index_t j = 0; j < d; ++j) aa += a(t - 1, j) * a(t - 1, j);
+    for (index_t i = 0; i < started; ++i) pp += p[i] * p[i];
+    if (started < ell && aa - pp > start_residual * aa) {
+      for (index_t j = 0; j < d; ++j) v[started * d + j] = a(t - 1, j);
+      ++started;
+      orthonormalize();
+      project();
+    }
+    for (index_t i = 0; i < ell; ++i) {
+      const double g = gamma[i] / static_cast<double>(t);
+      lambda[i] = (1 - g) * lambda[i] + g * p[i] * p[i];
+      for (index_t j = 0; j < d; ++j) v[i * d + j] += g * p[i] * a(t - 1, j);
+    }
+    if (started > 0) orthonormalize();
+  }
+  DenseMatrix s{ell, d, v};
+  for (index_t i = 0; i < ell; ++i)
+    for (index_t j = 0; j < d; ++j) s(i, j) *= std::sqrt(static_cast<double>(a.n) * lambda[i]);
+  return {s, lambda};
+}
+
 DenseMatrix random_low_rank(index_t n, index_t d, index_t rank, double noise, unsigned seed) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> normal(0.0, 1.0);

@@ -50,6 +50,15 @@ struct ReferenceFd {
   double alpha = 0.0;
 };
 ReferenceFd reference_frequent_directions(const DenseMatrix& a, index_t ell, bool fast, bool regularized, double alpha0);
+/// Reference Oja sketch written straight from SON eq. (4) with Γ_t = diag(γ)/t, orthonormalizing with
+/// Householder QR (LAPACK dgeqrf/dorgqr, R's diagonal positive) instead of the sketch's Cholesky QR,
+/// from the data start OjaSketch documents (an empty row of V takes ĝ when ĝ's residual against the
+/// rows set keeps more than `start_residual`·‖ĝ‖²). Returns S_n = (nΛ_n)^{1/2}V_n and Λ_n.
+struct ReferenceOja {
+  DenseMatrix s;
+  std::vector<double> lambda;
+};
+ReferenceOja reference_oja(const DenseMatrix& a, index_t ell, const std::vector<double>& gamma, double start_residual);
 /// Gaussian low-rank-plus-noise test matrix from std::mt19937_64 (independent of the library's RNG).
 DenseMatrix random_low_rank(index_t n, index_t d, index_t rank, double noise, unsigned seed);
 

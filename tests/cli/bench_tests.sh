@@ -32,7 +32,8 @@ bench_learners() {
     for e in "${expected[@]}"; do
       local name=${e%%:*} rest=${e#*:}
       local rows=${rest%%:*} calls=${rest#*:} key
-      for key in seconds_per_example read_seconds ratio_example_to_read mpi_share allreduce_bytes_per_example mean_loss; do
+      for key in seconds_per_example first_round_seconds_per_example last_round_seconds_per_example read_seconds \
+                 ratio_example_to_read mpi_share allreduce_bytes_per_example mean_loss; do
         [ -n "$(learner_value "$report" "$name" $key)" ] || fail "np=$np bench $name: no $key"
       done
       [ "$(learner_value "$report" "$name" buffer_bytes)" = $((8 * rows * dp)) ] ||

@@ -37,8 +37,9 @@
 #       KIND nan (NaN values on one rank's block) fails on every rank together: one line from rank 0
 #       naming the file, line and the non-finite value.
 #   run_cli_tests.sh determinism ADASKETCH MPIEXEC DATA_DIR NP
-#       The same command twice gives byte-identical model files (oja-son and ada-gp, which draw
-#       random numbers, and fast-rfd-son); another --seed gives a different model.
+#       The same command twice gives byte-identical model files (oja-son, rp-son, ada-gp and
+#       fast-rfd-son); another --seed gives a different model for rp-son and ada-gp, which draw
+#       random projections.
 #   run_cli_tests.sh synthetic_errors ADASKETCH MPIEXEC DATA_DIR NP
 #       Bad synthetic specs (unknown generator or key, bad or missing value, repeated key, out of
 #       range, d against --dim or the training d) for train, sketch, predict and generate, and bad

@@ -56,7 +56,6 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartiti
     case SketchKind::oja: {
       OjaSketchOptions o;
       o.ell = spec.ell;
-      o.seed = spec.seed;
       o.form = spec.form;
       o.max_growth = spec.max_growth;
       o.gamma = spec.oja_gamma;

@@ -41,38 +41,24 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   factor_.assign(n * n, 0.0);
   accumulated_.assign(n * n, 0.0);
   q_.assign(n, 0.0);
-  // V_0 (SON Alg. 3 SketchInit: "any m×d matrix with orthonormal rows"): entries uniform in
-  // [−1, 1), four rows of global feature j per Philox draw (stream j, counter i/4), then
-  // orthonormalized. Independent continuous entries give independent rows with probability one, as
-  // Gaussian ones would, at a tenth of their cost (no logarithm or cosine per entry).
-  const Philox rng(options.seed);
-  const index_t begin = partition().begin(comm.rank());
-  auto y = stored();
-  std::uint32_t words[4];
-  for (index_t j = 0; j < local_dim(); ++j)
-    for (index_t i = 0; i < R; ++i) {
-      if (i % 4 == 0) rng.generate(static_cast<std::uint64_t>(begin + j), static_cast<std::uint64_t>(i / 4), words);
-      y[j * R + i] = static_cast<double>(words[i % 4]) * 0x1p-31 - 1.0;
-    }
-  refresh_basis_gram();
-  orthonormalize();
-  refresh_basis_gram();  // Cholesky QR twice: orthonormal to round-off
-  orthonormalize();
-  for (index_t i = 0; i < R; ++i) row_scale_mut()[i] = 0.0;  // S_0 = (0·Λ)^{1/2} V = 0
+  // V_0 comes from the data (starts_row): every row is empty, S_0 = 0, nothing is swept.
+  for (std::size_t i = 0; i < n; ++i) factor_[i * n + i] = 1.0;
   if (sparse) {
-    // Z_0 = V_0, F = I, and K exact.
+    // Z_0 = 0, F = I, K = 0.
     mixing_.assign(n * n, 0.0);
     for (std::size_t i = 0; i < n; ++i) mixing_[i * n + i] = 1.0;
-    basis_gram(basis_gram_);
     scratch_.assign(n * n, 0.0);
     product_.assign(n, 0.0);
     rebase_map_.assign(n * n, 0.0);
   }
+  start_product_.assign(n, 0.0);
+  start_factor_.assign(n * n, 0.0);
 }
 
-// Dense: basis_gram_ is I after every orthonormalization, so it is not state. Sparse: K, F, the
+// Dense: basis_gram_ is I on the started rows after every orthonormalization, so it is not state. Sparse: K, F, the
 // refresh counter and the rebase flags are.
 void OjaSketch::add_state_fields(StateFields& fields) {
+  fields.integer("oja.started", started_, 0, rows());
   fields.array("oja.lambda", lambda_);
   fields.array("oja.q", q_);  // with factor_ (dense) or rebase_map_ (sparse): update_* of the last insertion
   fields.array("oja.factor", factor_);
@@ -101,13 +87,19 @@ void OjaSketch::refresh_basis_gram() {
   comm().allreduce_sum(basis_gram_);
 }
 
+void OjaSketch::cholesky_started(std::vector<double>& gram) const {
+  const auto n = static_cast<std::size_t>(rows());
+  for (auto i = static_cast<std::size_t>(started_); i < n; ++i) gram[i * n + i] = 1.0;  // empty rows: L = I there
+  cholesky_lower(static_cast<int>(n), gram);
+}
+
 bool OjaSketch::orthonormalize() {
   const int n = static_cast<int>(rows());
-  const auto r = static_cast<std::size_t>(n);
+  const auto r = static_cast<std::size_t>(n), started = static_cast<std::size_t>(started_);
   bool shifted = false;
   factor_ = basis_gram_;
   try {
-    cholesky_lower(n, factor_);  // V Vᵀ = L Lᵀ
+    cholesky_started(factor_);  // V Vᵀ = L Lᵀ
   } catch (const LapackError&) {
     // κ(V)² beyond 1/u: shifted Cholesky QR (Fukaya et al. 2020, SIAM J. Sci. Comput. 42(1), eq. (4.1)),
     // L Lᵀ = V Vᵀ + sI with s = 11(dℓ + ℓ(ℓ+1))·u·‖V‖², ‖V‖² ≤ trace(V Vᵀ); L⁻¹V then has
@@ -117,18 +109,47 @@ bool OjaSketch::orthonormalize() {
     const double ell = static_cast<double>(n), d = static_cast<double>(partition().dim());
     const double s = 11.0 * (d * ell + ell * (ell + 1.0)) * (std::numeric_limits<double>::epsilon() / 2) * trace;
     factor_ = basis_gram_;
-    for (std::size_t i = 0; i < r; ++i) factor_[i * r + i] += s;
-    cholesky_lower(n, factor_);
+    for (std::size_t i = 0; i < started; ++i) factor_[i * r + i] += s;
+    cholesky_started(factor_);
     shifted = true;
   }
   // V ← L⁻¹V  ⇔  V_fm ← V_fm L⁻ᵀ (feature-major).
   if (local_dim() > 0)
     cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, static_cast<int>(local_dim()), n,
                 1.0, factor_.data(), n, stored().data(), n);
-  // V Vᵀ = I to about u·κ(V)² (insert_dense repeats the pass when that is not round-off).
+  // V Vᵀ = I to about u·κ(V)² on the started rows (orthonormalize_passes repeats the pass when that
+  // is not round-off).
   std::fill(basis_gram_.begin(), basis_gram_.end(), 0.0);
-  for (std::size_t i = 0; i < r; ++i) basis_gram_[i * r + i] = 1.0;
+  for (std::size_t i = 0; i < started; ++i) basis_gram_[i * r + i] = 1.0;
   return shifted;
+}
+
+void OjaSketch::orthonormalize_passes() {
+  // One Cholesky QR leaves V' = LQ with ‖QQᵀ − I‖ ≈ u·κ(V')² (Yamamoto et al. 2015, ETNA 44), and
+  // κ(V')² grows like γ_t²‖ĝ‖⁴: an ill-conditioned pass is repeated from freshly computed Grams
+  // (CholeskyQR2, shifted CholeskyQR3 when Cholesky breaks down) until the last factor is well
+  // conditioned; factor_ is then the product of the factors.
+  bool shifted = orthonormalize();
+  if (!shifted && !ill_conditioned()) return;
+  std::copy(factor_.begin(), factor_.end(), accumulated_.begin());
+  const int n = static_cast<int>(rows());
+  for (int pass = 0; pass < kMaxExtraPasses && (shifted || ill_conditioned()); ++pass) {
+    refresh_basis_gram();
+    shifted = orthonormalize();
+    // (L_1 ⋯ L_k) L_{k+1}, lower triangular: V_t = (L_1 ⋯ L_{k+1})⁻¹ V'.
+    cblas_dtrmm(CblasRowMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, factor_.data(), n,
+                accumulated_.data(), n);
+  }
+  std::copy(accumulated_.begin(), accumulated_.end(), factor_.begin());
+}
+
+bool OjaSketch::starts_row(std::span<const double> p, double aa) {
+  if (started_ == rows()) return false;
+  double pp = 0.0;
+  for (index_t i = 0; i < started_; ++i) pp += p[i] * p[i];
+  if (!(aa - pp > kStartResidual * aa)) return false;
+  ++started_;
+  return true;
 }
 
 void OjaSketch::add_rank_one(const LocalRow& a, std::span<const double> v) {
@@ -166,42 +187,54 @@ void OjaSketch::do_insert(const LocalRow& a, std::span<const double> za, double 
 }
 
 void OjaSketch::insert_dense(const LocalRow& a, std::span<const double> ya, double aa, std::span<const double> gamma) {
-  const index_t R = rows();
-  // Eq. (4): Λ_t = (I − Γ_t) Λ_{t−1} + Γ_t (V_{t−1} ĝ)², with p = V_{t−1} ĝ = ya.
-  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma[i]) * lambda_[i] + gamma[i] * ya[i] * ya[i];
+  const index_t R = rows(), k = started_;
+  std::fill(basis_gram_.begin(), basis_gram_.end(), 0.0);  // V Vᵀ: I on the started rows
+  for (index_t i = 0; i < k; ++i) basis_gram_[i * R + i] = 1.0;
+  auto p = std::span<double>(start_product_);
+  std::copy(ya.begin(), ya.begin() + R, p.begin());  // p = V_{t−1} ĝ
+  const bool started = starts_row(p, aa);
+  if (started) {
+    // Row k of V ← ĝ, whose Gram with the orthonormal rows before it is p, then one Gram–Schmidt
+    // pass (L₁, kept in start_factor_): row k = r/‖r‖, and p ← L₁⁻¹(p + ‖ĝ‖² e_k), so p_k = ‖r‖.
+    std::fill(q_.begin(), q_.end(), 0.0);
+    q_[k] = 1.0;
+    add_rank_one(a, q_);
+    for (index_t i = 0; i < k; ++i) basis_gram_[k * R + i] = basis_gram_[i * R + k] = p[i];
+    basis_gram_[k * R + k] = aa;
+    orthonormalize_passes();
+    std::copy(factor_.begin(), factor_.end(), start_factor_.begin());
+    p[k] = aa;
+    cblas_dtrsv(CblasRowMajor, CblasLower, CblasNoTrans, CblasNonUnit, static_cast<int>(R), start_factor_.data(),
+                static_cast<int>(R), p.data(), 1);
+  }
+  // Eq. (4): Λ_t = (I − Γ_t) Λ_{t−1} + Γ_t (V_{t−1} ĝ)², with p = V_{t−1} ĝ.
+  for (index_t i = 0; i < R; ++i) lambda_[i] = (1.0 - gamma[i]) * lambda_[i] + gamma[i] * p[i] * p[i];
   // V' = V + q ĝᵀ with q = Γ p; its Gram is G + p qᵀ + q pᵀ + ‖ĝ‖² q qᵀ.
-  for (index_t i = 0; i < R; ++i) q_[i] = gamma[i] * ya[i];
+  for (index_t i = 0; i < R; ++i) q_[i] = gamma[i] * p[i];
   add_rank_one(a, q_);
   if ((inserted() + 1) % options_.gram_refresh == 0) {
     refresh_basis_gram();
   } else {
     for (index_t i = 0; i < R; ++i)
-      for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += ya[i] * q_[j] + q_[i] * ya[j] + aa * q_[i] * q_[j];
+      for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += p[i] * q_[j] + q_[i] * p[j] + aa * q_[i] * q_[j];
   }
-  // One Cholesky QR leaves V' = LQ with ‖QQᵀ − I‖ ≈ u·κ(V')² (Yamamoto et al. 2015, ETNA 44), and
-  // κ(V')² grows like γ_t²‖ĝ‖⁴: an ill-conditioned step is orthonormalized again from freshly
-  // computed Grams (CholeskyQR2, shifted CholeskyQR3 when Cholesky breaks down) until the last
-  // factor is well conditioned; factor_ is then the product of the factors.
-  bool shifted = orthonormalize();
-  if (!shifted && !ill_conditioned()) return;
-  std::copy(factor_.begin(), factor_.end(), accumulated_.begin());
+  orthonormalize_passes();
+  if (!started) return;
+  // The whole step: V_t = (L₁L₂)⁻¹(V_{t−1} + (e_k + L₁q) ĝᵀ), the form update_product reads.
   const int n = static_cast<int>(R);
-  for (int pass = 0; pass < kMaxExtraPasses && (shifted || ill_conditioned()); ++pass) {
-    refresh_basis_gram();
-    shifted = orthonormalize();
-    // (L_1 ⋯ L_k) L_{k+1}, lower triangular: V_t = (L_1 ⋯ L_{k+1})⁻¹ V'.
-    cblas_dtrmm(CblasRowMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, factor_.data(), n,
-                accumulated_.data(), n);
-  }
-  std::copy(accumulated_.begin(), accumulated_.end(), factor_.begin());
+  cblas_dtrmv(CblasRowMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, start_factor_.data(), n, q_.data(), 1);
+  q_[k] += 1.0;
+  cblas_dtrmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, start_factor_.data(), n,
+              factor_.data(), n);
 }
 
 bool OjaSketch::ill_conditioned() const {
   // κ(V')² ≥ (max_i L_ii / min_i L_ii)² for the factor of the last pass; L_ii² is the squared
   // distance of row i from the span of the rows before it, small when the rows are nearly parallel.
-  const auto n = static_cast<std::size_t>(rows());
+  const auto n = static_cast<std::size_t>(rows()), started = static_cast<std::size_t>(started_);
+  if (started == 0) return false;
   double lo = factor_[0], hi = factor_[0];
-  for (std::size_t i = 1; i < n; ++i) {
+  for (std::size_t i = 1; i < started; ++i) {
     lo = std::min(lo, factor_[i * n + i]);
     hi = std::max(hi, factor_[i * n + i]);
   }
@@ -210,23 +243,32 @@ bool OjaSketch::ill_conditioned() const {
 
 void OjaSketch::insert_sparse(const LocalRow& a, std::span<const double> za_in, double aa,
                               std::span<const double> gamma) {
-  const index_t R = rows();
+  const index_t R = rows(), k = started_;
   const auto n = static_cast<std::size_t>(R);
   // z_a = Z a of the stored basis: after a rebase (Z ← FZ) it is F z_a of the caller's.
   last_rebased_ = rebase_pending_;
-  std::span<const double> za = za_in.first(n);
+  auto za = std::span<double>(start_product_);
+  std::copy(za_in.begin(), za_in.begin() + R, za.begin());
   if (rebase_pending_) {
     rebase();
-    auto mapped = std::span<double>(scratch_).first(n);
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = n; i-- > 0;) {  // F lower triangular: from the bottom, in place
       double v = 0.0;
       for (std::size_t j = 0; j <= i; ++j) v += rebase_map_[i * n + j] * za[j];
-      mapped[i] = v;
+      za[i] = v;
     }
-    za = std::span<const double>(scratch_).first(n);
+  }
+  // The data start: Z's empty row k ← ĝ (K gains row k: Z a and ‖ĝ‖²; F's row k is e_k), and F is
+  // orthonormalized in the K inner product, so that row k of V = FZ is r/‖r‖ (Alg. 13).
+  mix_lower(mixing_, za, product_);
+  const bool started = starts_row(product_, aa);
+  if (started) {
+    for (index_t i = 0; i < R; ++i) basis_gram_[k * R + i] = basis_gram_[i * R + k] = za[i];
+    basis_gram_[k * R + k] = aa;
+    za[k] = aa;  // Z a with the new row
+    orthonormalize_factor();
+    mix_lower(mixing_, za, product_);
   }
   // Alg. 5 line 1: Λ ← (I − Γ)Λ + Γ diag(F Z ĝ)².
-  mix_lower(mixing_, za, product_);
   for (index_t i = 0; i < R; ++i)
     lambda_[i] = (1.0 - gamma[i]) * lambda_[i] + gamma[i] * product_[i] * product_[i];
   // Lines 2–3: δ = F⁻¹ Γ F Z ĝ (γ_t Z ĝ for a scalar Γ_t); K ← K + δ ĝᵀZᵀ + Z ĝ δᵀ + ‖ĝ‖² δδᵀ; Z ← Z + δ ĝᵀ.
@@ -239,15 +281,17 @@ void OjaSketch::insert_sparse(const LocalRow& a, std::span<const double> za_in, 
       q_[i] = v / mixing_[i * R + i];
     }
   }
-  if (++since_refresh_ >= options_.gram_refresh) {
-    add_rank_one(a, q_);
+  const bool refresh = ++since_refresh_ >= options_.gram_refresh;
+  if (!refresh)
+    for (index_t i = 0; i < R; ++i)
+      for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += q_[i] * za[j] + za[i] * q_[j] + aa * q_[i] * q_[j];
+  // The whole step: Z_t = Z_{t−1} + (e_k + δ) ĝᵀ, the form update_product reads.
+  if (started) q_[k] += 1.0;
+  add_rank_one(a, q_);
+  if (refresh) {
     basis_gram(basis_gram_);  // exact K: its rank-two updates drift by round-off
     since_refresh_ = 0;
     ++refreshes_;
-  } else {
-    for (index_t i = 0; i < R; ++i)
-      for (index_t j = 0; j < R; ++j) basis_gram_[i * R + j] += q_[i] * za[j] + za[i] * q_[j] + aa * q_[i] * q_[j];
-    add_rank_one(a, q_);
   }
   orthonormalize_factor();
 }
@@ -261,7 +305,7 @@ void OjaSketch::orthonormalize_factor() {
               scratch_.data(), r);  // F K
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r, r, r, 1.0, scratch_.data(), r, mixing_.data(), r, 0.0,
               factor_.data(), r);  // F K Fᵀ
-  cholesky_lower(r, factor_);
+  cholesky_started(factor_);
   cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, r, r, 1.0, factor_.data(), r,
               mixing_.data(), r);
   // Forming F·(Z x) loses about log10(growth) digits to cancellation, growth = max_i Σ_j |F_ij| ‖Z_j‖
@@ -286,7 +330,7 @@ void OjaSketch::rebase() {
                 1.0, rebase_map_.data(), r, stored().data(), r);
   basis_gram(basis_gram_);
   factor_ = basis_gram_;
-  cholesky_lower(r, factor_);
+  cholesky_started(factor_);
   std::fill(mixing_.begin(), mixing_.end(), 0.0);
   for (std::size_t i = 0; i < n; ++i) mixing_[i * n + i] = 1.0;
   cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, r, r, 1.0, factor_.data(), r,
@@ -347,6 +391,10 @@ void OjaSketch::update_product(std::span<double> zz, double az) const {
 }
 
 void OjaSketch::apply_basis_gram(std::span<const double> c, std::span<double> out) const {
+  if (form() == SketchForm::dense) {  // V Vᵀ = I on the started rows, 0 on the empty ones
+    for (index_t i = 0; i < rows(); ++i) out[i] = i < started_ ? c[i] : 0.0;
+    return;
+  }
   const int r = static_cast<int>(rows());
   cblas_dgemv(CblasRowMajor, CblasNoTrans, r, r, 1.0, basis_gram_.data(), r, c.data(), 1, 0.0, out.data(), 1);
 }

@@ -53,7 +53,7 @@ struct LearnerSpec {
   double C = defaults::C;               ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
   double sigma = defaults::sigma;       ///< SON curvature σ_t (constant)
   EtaSchedule eta_schedule = EtaSchedule::constant;  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
-  std::uint64_t seed = defaults::seed;  ///< random sketches (rp, oja)
+  std::uint64_t seed = defaults::seed;  ///< the random projection (rp-son)
   /// Sketched learners: the sketch's form, automatic (sparse when the first example is a sparse
   /// row), dense or sparse. A learner's spec() reports the form it took.
   FormChoice form = FormChoice::automatic;

@@ -121,7 +121,7 @@ struct SketchedNewtonOptions {
   double eta = defaults::eta;
   /// η_t (EtaSchedule, learner.hpp).
   EtaSchedule eta_schedule = EtaSchedule::constant;
-  /// Seed of the rp and oja sketches (results do not depend on the rank count).
+  /// Seed of the rp sketch (results do not depend on the rank count).
   std::uint64_t seed = defaults::seed;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
   FormChoice sketch_form = FormChoice::automatic;
@@ -156,7 +156,7 @@ class SketchedNewton final : public Learner {
   /// Local: out[j·K + k] = u[(begin + j)·K + k], the slice of u = ū + Zᵀc (the weights before the next
   /// projection); with diag_rescale, D^{-1/2}u (scores of original examples, see above).
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp, oja) the seed, (oja) oja_gamma,
+  /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp) the seed, (oja) oja_gamma,
   /// diag_rescale, and the form.
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;

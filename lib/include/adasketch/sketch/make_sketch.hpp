@@ -20,7 +20,7 @@ SketchKind from_string<SketchKind>(std::string_view text);
 struct SketchSpec {
   SketchKind kind = SketchKind::fast_fd;
   index_t ell = 10;                ///< ℓ ≥ 1
-  std::uint64_t seed = 1;          ///< rp and oja
+  std::uint64_t seed = 1;          ///< rp
   double alpha0 = 0.0;             ///< rfd, fast-rfd
   SketchForm form = SketchForm::dense;  ///< dense, or sparse (time per sparse row independent of d)
   double max_growth = 1e4;  ///< sparse fd and oja: the rebase threshold (FrequentDirectionsOptions::max_growth)

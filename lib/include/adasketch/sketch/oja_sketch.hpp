@@ -4,6 +4,11 @@
 //   S_t = (t Λ_t)^{1/2} V_t,   Γ_t = diag(γ_1, …, γ_ℓ)/t (SON eq. (4): "a diagonal matrix with
 //   (possibly different) learning rates of order Θ(1/t)"; §5 uses Γ_t = I/t).
 // orth is Gram–Schmidt in row order, done as a Cholesky QR: G = V'V'ᵀ = LLᵀ, V ← L⁻¹V'.
+// V_0 (SON Alg. 3 SketchInit: "any m×d matrix with orthonormal rows") is taken from the data: the
+// rows of V start empty, and an insertion whose ĝ keeps a residual r = ĝ − VᵀVĝ with
+// ‖r‖² > kStartResidual·‖ĝ‖² first sets the next empty row to r/‖r‖ (docs/design.md, "Oja's data
+// start"). V, the weights and the model then live on the features the data touched: start-up costs
+// nothing and a sparse run's memory follows its features, not d.
 //
 // Dense form: V is stored (feature-major), M = diag(sqrt(tΛ)); G is updated in closed form from
 // V ĝ and ‖ĝ‖² (no extra communication) and recomputed exactly every `gram_refresh` steps: the
@@ -17,14 +22,14 @@
 // `gram_refresh` steps (one ℓ×ℓ Allreduce, O(ℓ²d/P)); when Z's rows have grown so that forming
 // F·(Z·x) would lose more than about four digits to cancellation (the growth ‖F‖·max‖Z_i‖), the
 // next insertion rebases: Z ← FZ, K and F recomputed (a learner folds its lazy weights first).
-#include "adasketch/random/philox.hpp"
+#include <vector>
+
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
 
 struct OjaSketchOptions {
   index_t ell = 10;         ///< Sketch rows ℓ (≥ 1); requires ℓ ≤ d (orthonormal rows).
-  std::uint64_t seed = 1;   ///< V_0: uniform entries from counters (global feature, i/4), then orthonormalized.
   /// Step scales: Γ_t = diag(γ_1, …, γ_ℓ)/t. Empty: every γ_i = 1 (Γ_t = I/t); one value: every
   /// row; ℓ values: one per row. Each γ_i in (0, 1], so that Λ_t stays a convex combination (≥ 0).
   std::vector<double> gamma{};
@@ -52,11 +57,16 @@ class OjaSketch final : public Sketch {
   /// Sparse: Z_new = Z_old + δaᵀ: Z_new z = Z_old z + δ aᵀz; Z_oldᵀc = Z_newᵀc − (δᵀc) a.
   void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
-  /// Dense: K = I (V's rows are orthonormal after every step). Sparse: the K kept by rank-two updates.
+  /// Dense: K = I on the started rows (orthonormal after every step), 0 on the empty ones. Sparse: the K kept by rank-two updates.
   void apply_basis_gram(std::span<const double> c, std::span<double> out) const override;
   const OjaSketchOptions& options() const noexcept { return options_; }
   /// Current eigenvalue estimates Λ (ℓ entries).
   std::span<const double> eigenvalues() const noexcept { return lambda_; }
+  /// Rows of V set so far by the data start (≤ ℓ); the others are zero.
+  index_t started_rows() const noexcept { return started_; }
+  /// The data start sets a row when ‖r‖² > kStartResidual·‖ĝ‖²: the new row's Cholesky pivot is
+  /// then at least 2⁻²⁰ of ‖ĝ‖², so orthonormalizing it loses at most about three digits.
+  static constexpr double kStartResidual = 0x1p-20;
   /// Sparse form: exact recomputations of K, and rebases, so far.
   index_t refreshes() const noexcept { return refreshes_; }
   index_t rebases() const noexcept override { return rebases_; }
@@ -70,8 +80,15 @@ class OjaSketch final : public Sketch {
   /// Dense: V ← L⁻¹V with LLᵀ = basis_gram_ (local triangular solve), or LLᵀ = basis_gram_ + sI
   /// when Cholesky breaks down (returns true then).
   bool orthonormalize();
+  /// Dense: orthonormalize() until the last pass is well conditioned; factor_ is their product.
+  void orthonormalize_passes();
   /// Dense: the factor of the last pass shows κ(V')² > kOrthogonalityGrowth.
   bool ill_conditioned() const;
+  /// The data start: when p = Vĝ (rows < started_) leaves ĝ a residual ‖r‖² = ‖ĝ‖² − ‖p‖² above
+  /// kStartResidual·‖ĝ‖², sets row started_ of the stored basis to ĝ, ++started_, and returns true.
+  bool starts_row(std::span<const double> p, double aa);
+  /// Cholesky factor of a Gram whose rows ≥ started_ are zero: L of the leading block, I after it.
+  void cholesky_started(std::vector<double>& gram) const;
   void refresh_basis_gram();
   /// Sparse: F ← L⁻¹F with LLᵀ = F K Fᵀ, and the growth check.
   void orthonormalize_factor();
@@ -86,7 +103,10 @@ class OjaSketch final : public Sketch {
   std::vector<double> gamma_;       // γ_1, …, γ_ℓ
   bool uniform_gamma_ = true;       // every γ_i the same: Γ_t is scalar
   std::vector<double> step_gamma_;  // the diagonal of Γ_t of the current insertion
+  index_t started_ = 0;  // rows of V set by the data start
   std::vector<double> lambda_, basis_gram_, q_;
+  std::vector<double> start_product_;  // V ĝ (dense) or Z ĝ (sparse) with the data start's row
+  std::vector<double> start_factor_;   // dense: L₁ of the data start's pass
   std::vector<double> factor_;  // dense: L of the last orthonormalization (row-major lower triangular)
   std::vector<double> accumulated_;  // dense: product of the factors of the passes of one step
   /// Dense: a pass whose factor shows κ² above this (orthogonality lost beyond about 16u) is repeated
