@@ -44,6 +44,7 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   // V_0 comes from the data (starts_row): every row is empty, S_0 = 0, nothing is swept.
   for (std::size_t i = 0; i < n; ++i) factor_[i * n + i] = 1.0;
   if (sparse) {
+    track_touched();  // Z changes only on the inserted rows' supports
     // Z_0 = 0, F = I, K = 0.
     mixing_.assign(n * n, 0.0);
     for (std::size_t i = 0; i < n; ++i) mixing_[i * n + i] = 1.0;
@@ -154,6 +155,7 @@ bool OjaSketch::starts_row(std::span<const double> p, double aa) {
 
 void OjaSketch::add_rank_one(const LocalRow& a, std::span<const double> v) {
   const index_t R = rows();
+  note_written(a);
   auto y = stored();
   if (a.is_dense()) {
     if (local_dim() > 0)
@@ -321,13 +323,20 @@ void OjaSketch::orthonormalize_factor() {
 }
 
 void OjaSketch::rebase() {
-  // Z ← F Z (feature-major: Z_fm ← Z_fm Fᵀ, F lower triangular), then K exact and F = L⁻¹ with LLᵀ = K.
+  // Z ← F Z (feature-major: z_j ← F z_j for each touched feature, F lower triangular, in place from
+  // the bottom), then K exact and F = L⁻¹ with LLᵀ = K.
   const int r = static_cast<int>(rows());
   const auto n = static_cast<std::size_t>(r);
   rebase_map_ = mixing_;
-  if (local_dim() > 0)
-    cblas_dtrmm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, static_cast<int>(local_dim()), r,
-                1.0, rebase_map_.data(), r, stored().data(), r);
+  auto z = stored();
+  for_each_touched([&](index_t j) {
+    double* feature = z.data() + static_cast<std::size_t>(j) * n;
+    for (std::size_t i = n; i-- > 0;) {
+      double v = 0.0;
+      for (std::size_t k = 0; k <= i; ++k) v += rebase_map_[i * n + k] * feature[k];
+      feature[i] = v;
+    }
+  });
   basis_gram(basis_gram_);
   factor_ = basis_gram_;
   cholesky_started(factor_);

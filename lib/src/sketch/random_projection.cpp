@@ -22,6 +22,7 @@ RandomProjection::RandomProjection(const Communicator& comm, const BlockPartitio
                                 ? std::max<index_t>(4 * options.ell, (partition.dim() + 15) / 16)
                                 : options.ell;
   r_.assign(static_cast<std::size_t>(options.ell), 0.0);
+  if (options.form == SketchForm::sparse) track_touched();  // S changes only on the inserted rows' supports
 }
 
 void RandomProjection::do_insert(const LocalRow& a, std::span<const double> ya, double aa) {
@@ -31,6 +32,7 @@ void RandomProjection::do_insert(const LocalRow& a, std::span<const double> ya, 
   const auto t = static_cast<std::uint64_t>(inserted());
   for (index_t i = 0; i < R; ++i) r_[i] = scale * rng_.normal(t, static_cast<std::uint64_t>(i));
   // S ← S + r aᵀ: feature j of the feature-major block gains a_j r.
+  note_written(a);
   auto y = stored();
   if (a.is_dense()) {
     if (local_dim() > 0)

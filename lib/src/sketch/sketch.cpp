@@ -11,8 +11,28 @@
 
 #include "adasketch/error.hpp"
 #include "prefetch_row.hpp"
+#include "touched_set.hpp"
 
 namespace adasketch {
+
+namespace {
+
+// out (R×R, both triangles) += Σ_{j ∈ U} z_j z_jᵀ over the first n entries of each touched feature's
+// row z_j (R doubles), ascending in j.
+void add_touched_gram(const detail::TouchedSet& touched, const double* z, index_t R, index_t n, std::span<double> out) {
+  touched.sweep(z, R, [&](index_t j) {
+    const double* feature = z + j * R;
+    for (index_t i = 0; i < n; ++i) {
+      const double fi = feature[i];
+      if (fi == 0.0) continue;
+      for (index_t k = 0; k <= i; ++k) out[i * R + k] += fi * feature[k];
+    }
+  });
+  for (index_t i = 0; i < n; ++i)
+    for (index_t k = 0; k < i; ++k) out[k * R + i] = out[i * R + k];
+}
+
+}  // namespace
 
 std::string to_string(SketchForm form) { return form == SketchForm::dense ? "dense" : "sparse"; }
 
@@ -60,6 +80,37 @@ Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_
   reduce_buffer_.assign(static_cast<std::size_t>(basis_rows_ + 1), 0.0);
 }
 
+Sketch::~Sketch() = default;
+
+void Sketch::track_touched() {
+  if (!touched_) touched_ = std::make_unique<detail::TouchedSet>(local_dim_);
+}
+
+void Sketch::note_written(const LocalRow& a) {
+  if (!touched_) return;
+  if (a.is_dense()) {
+    touched_->touch_all();
+    return;
+  }
+  for (const index_t j : a.indices()) touched_->touch(j);
+}
+
+const detail::TouchedSet* Sketch::touched() const {
+  if (touched_ && touched_stale_) {
+    touched_->rebuild(stored_, basis_rows_);
+    touched_stale_ = false;
+  }
+  return touched_.get();
+}
+
+void Sketch::for_each_touched(const std::function<void(index_t)>& f) const {
+  if (const auto* u = touched()) {
+    u->for_each(f);
+    return;
+  }
+  for (index_t j = 0; j < local_dim_; ++j) f(j);
+}
+
 void Sketch::mix(std::span<const double> z, std::span<double> out) const {
   for (index_t i = 0; i < rows_; ++i) out[i] = row_scale_[i] * z[i];
 }
@@ -93,6 +144,16 @@ void Sketch::add_local_product(const LocalRow& a, std::span<double> out) const {
 
 void Sketch::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
   if (local_dim_ == 0) return;
+  if (const auto* u = touched(); u != nullptr && !u->all()) {
+    const index_t R = basis_rows_;
+    u->sweep(stored_.data(), R, [&](index_t j) {
+      const double* feature = stored_.data() + j * R;
+      double v = 0.0;
+      for (index_t i = 0; i < R; ++i) v += feature[i] * c[i];
+      out[j] += v;
+    }, out.data(), 1);
+    return;
+  }
   const int r = static_cast<int>(basis_rows_);
   cblas_dgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(local_dim_), r, 1.0, stored_.data(), r, c.data(), 1,
               1.0, out.data(), 1);
@@ -127,6 +188,7 @@ void Sketch::state_fields(StateFields& fields) {
   fields.array("sketch.gram", gram_);
   fields.array("sketch.row_scale", row_scale_);
   fields.block("sketch.stored", partition_, comm_.rank(), basis_rows_, stored_);
+  touched_stale_ = touched_ != nullptr;  // a reader may replace the block
   add_state_fields(fields);
 }
 
@@ -138,7 +200,9 @@ void Sketch::swap_stored(PageBuffer& other) {
 void Sketch::basis_gram(std::span<double> out) const {
   const index_t n = basis_rows_;
   std::fill(out.begin(), out.begin() + n * n, 0.0);
-  if (local_dim_ > 0) {
+  if (const auto* u = touched(); u != nullptr && !u->all()) {
+    add_touched_gram(*u, stored_.data(), n, n, out);
+  } else if (local_dim_ > 0) {
     const int r = static_cast<int>(n);
     cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, r, static_cast<int>(local_dim_), 1.0, stored_.data(), r, 0.0,
                 out.data(), r);
@@ -153,7 +217,9 @@ void Sketch::recompute_gram(index_t active_rows) {
   ADASKETCH_REQUIRE(n <= rows_, "active_rows = " + std::to_string(active_rows));
   std::fill(gram_.begin(), gram_.end(), 0.0);
   const int r = static_cast<int>(rows_);
-  if (local_dim_ > 0 && n > 0) {
+  if (const auto* u = touched(); u != nullptr && !u->all()) {
+    add_touched_gram(*u, stored_.data(), rows_, n, gram_);
+  } else if (local_dim_ > 0 && n > 0) {
     // Local Y_p Y_pᵀ over the active rows = Y_fmᵀ Y_fm (lower triangle), then symmetrize.
     cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, static_cast<int>(n), static_cast<int>(local_dim_), 1.0,
                 stored_.data(), r, 0.0, gram_.data(), r);

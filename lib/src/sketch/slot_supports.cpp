@@ -20,8 +20,7 @@ SlotSupports::SlotSupports(index_t slots, index_t local_dim)
       support_(sz(slots)),
       wide_(sz(slots), 0),
       dirty_(sz(slots), 0),
-      bits_(sz(local_dim / 64 + 1), 0),
-      summary_(bits_.size() / 64 + 1, 0),
+      touched_(local_dim),
       appended_(sz(slots), 0) {
   // A narrow list holds at most about U / kWideFraction features: reserved once (untouched memory
   // until used), so that the steps do not allocate.
@@ -32,22 +31,6 @@ SlotSupports::SlotSupports(index_t slots, index_t local_dim)
 
 void SlotSupports::rebuild_if_stale(std::span<const double> z) {
   if (stale_) rebuild(z);
-}
-
-void SlotSupports::touch(index_t j) {
-  const std::size_t w = sz(j) / 64;
-  const std::uint64_t bit = std::uint64_t{1} << (sz(j) % 64);
-  if (bits_[w] & bit) return;
-  bits_[w] |= bit;
-  summary_[w / 64] |= std::uint64_t{1} << (w % 64);
-  ++touched_;
-}
-
-void SlotSupports::clear_touched() {
-  std::fill(bits_.begin(), bits_.end(), 0);
-  std::fill(summary_.begin(), summary_.end(), 0);
-  touched_ = 0;
-  all_touched_ = false;
 }
 
 void SlotSupports::make_wide(index_t s) {
@@ -80,14 +63,14 @@ void SlotSupports::write(std::span<double> z, index_t s, const LocalRow& a) {
   const auto values = a.values();
   if (a.is_dense()) {
     for (index_t j = 0; j < local_dim_; ++j) z[sz(j * slots_ + s)] = values[sz(j)];
-    all_touched_ = true;
+    touched_.touch_all();
     make_wide(s);
     return;
   }
   const auto indices = a.indices();
   for (std::size_t k = 0; k < indices.size(); ++k) {
     z[sz(indices[k] * slots_ + s)] = values[k];
-    touch(indices[k]);
+    touched_.touch(indices[k]);
   }
   dirty_[sz(s)] = 0;
   wide_[sz(s)] = 0;
@@ -200,15 +183,12 @@ void SlotSupports::reset(index_t wide_slots) {
 }
 
 void SlotSupports::rebuild(std::span<const double> z) {
-  clear_touched();
+  touched_.rebuild(z, slots_);
   for (index_t s = 0; s < slots_; ++s) {
     support_[sz(s)].clear();
     wide_[sz(s)] = 0;
     dirty_[sz(s)] = 0;
   }
-  for (index_t j = 0; j < local_dim_; ++j)
-    for (index_t s = 0; s < slots_; ++s)
-      if (z[sz(j * slots_ + s)] != 0.0) touch(j);
   for_each_touched([&](index_t j) {
     for (index_t s = 0; s < slots_; ++s)
       if (!wide_[sz(s)] && z[sz(j * slots_ + s)] != 0.0) {

@@ -3,8 +3,7 @@
 // this rank's features each column of the feature-major block Z (d_p × R_z) may be non-zero on, so
 // that writing, combining, erasing and reading a row costs its support, not d_p.
 //
-// The touched set U holds every feature any slot was ever non-zero on (a two-level bitmap, walked in
-// ascending order). A slot is either narrow, with its own list of features (a new row, or one that
+// The touched set U holds every feature any slot was ever non-zero on (touched_set.hpp). A slot is either narrow, with its own list of features (a new row, or one that
 // absorbed a few), or wide: its support is most of U, as FD's old rows become on data whose rows share
 // features (each fold adds a row's support to the pivots). Operations on wide slots are one sweep of
 // U for all of them together, so folding several wide rows into the pivots reads each touched
@@ -16,7 +15,7 @@
 
 #include "adasketch/sketch/local_row.hpp"
 #include "adasketch/types.hpp"
-#include "prefetch_row.hpp"
+#include "touched_set.hpp"
 
 namespace adasketch::detail {
 
@@ -47,42 +46,15 @@ class SlotSupports {
   /// Calls f(j) for every feature of U, ascending.
   template <class F>
   void for_each_touched(F&& f) const {
-    if (all_touched_) {
-      for (index_t j = 0; j < local_dim_; ++j) f(j);
-      return;
-    }
-    for (std::size_t s = 0; s < summary_.size(); ++s)
-      for (std::uint64_t sw = summary_[s]; sw != 0; sw &= sw - 1) {
-        const std::size_t w = s * 64 + static_cast<std::size_t>(__builtin_ctzll(sw));
-        for (std::uint64_t bw = bits_[w]; bw != 0; bw &= bw - 1)
-          f(static_cast<index_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bw))));
-      }
+    touched_.for_each(f);
   }
-  /// Calls f(j) for every feature of U, ascending, in batches whose rows of z (d_p × slots) are
-  /// requested before the first is used: the rows lie at scattered places of a large block, and
-  /// their cache misses overlap instead of following one another.
-  /// With `also`, also[j·stride] is requested too.
+  /// TouchedSet::sweep over U for z (d_p × slots).
   template <class F>
   void sweep_touched(const double* z, F&& f, const double* also = nullptr, index_t stride = 0) const {
-    constexpr int kBatch = 32;
-    index_t batch[kBatch];
-    int n = 0;
-    const auto run = [&] {
-      for (int i = 0; i < n; ++i) {
-        prefetch_row<1>(z + batch[i] * slots_, slots_);
-        if (also != nullptr) __builtin_prefetch(also + batch[i] * stride, 1);
-      }
-      for (int i = 0; i < n; ++i) f(batch[i]);
-      n = 0;
-    };
-    for_each_touched([&](index_t j) {
-      batch[n++] = j;
-      if (n == kBatch) run();
-    });
-    run();
+    touched_.sweep(z, slots_, f, also, stride);
   }
   /// |U|.
-  index_t touched() const noexcept { return all_touched_ ? local_dim_ : touched_; }
+  index_t touched() const noexcept { return touched_.count(); }
 
  private:
   /// Sorts and deduplicates s's list when entries were appended since (so no feature is read twice).
@@ -92,16 +64,11 @@ class SlotSupports {
   void make_wide(index_t s);
   /// Makes s wide when its list is a large part of U.
   void widen_if_large(index_t s);
-  void touch(index_t j);
-  void clear_touched();
 
   index_t slots_, local_dim_;
   std::vector<std::vector<index_t>> support_;  // features of each narrow slot
   std::vector<char> wide_, dirty_;
-  // U: bit j of bits_ is set for a touched feature, bit w of summary_ for a non-zero word bits_[w].
-  std::vector<std::uint64_t> bits_, summary_;
-  index_t touched_ = 0;
-  bool all_touched_ = false;  // a dense row was written: U is every feature
+  TouchedSet touched_;  // U
   bool stale_ = false;
   // fold's and add_to's scratch
   std::vector<std::size_t> wide_sources_;

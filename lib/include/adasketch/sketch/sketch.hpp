@@ -16,6 +16,8 @@
 // Learners keep weights lazily as w = w̄ + Zᵀc with c ∈ R^{R_z} (docs/design.md §3): products Z·x come
 // from the one Allreduce a learner does per example (add_local_product on its own buffer), B·x is
 // then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v).
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +31,10 @@
 #include "adasketch/types.hpp"
 
 namespace adasketch {
+
+namespace detail {
+class TouchedSet;
+}
 
 /// How a sketch stores B (see above).
 enum class SketchForm { dense, sparse };
@@ -49,7 +55,7 @@ FormChoice from_string<FormChoice>(std::string_view text);
 
 class Sketch {
  public:
-  virtual ~Sketch() = default;
+  virtual ~Sketch();
   Sketch(const Sketch&) = delete;
   Sketch& operator=(const Sketch&) = delete;
 
@@ -85,7 +91,8 @@ class Sketch {
 
   /// out[0..basis_rows()) += Z_p a_p, the local part of Z·a (sum over ranks to get Z·a).
   void add_local_product(const LocalRow& a, std::span<double> out) const;
-  /// out[0..local_dim()) += Z_pᵀ c for c ∈ R^{basis_rows()}: the local slice of Zᵀc.
+  /// out[0..local_dim()) += Z_pᵀ c for c ∈ R^{basis_rows()}: the local slice of Zᵀc (over the
+  /// touched features only, for a sketch that tracks them).
   virtual void add_local_transpose_product(std::span<const double> c, std::span<double> out) const;
   /// Writes the local block of B, feature-major: out[j*rows() + i] = B[i, begin + j].
   void copy_local_block(std::span<double> out) const;
@@ -140,8 +147,19 @@ class Sketch {
   /// first `active_rows` rows may be non-zero (the rest of the Gram is set to zero without reading
   /// them); -1 means all rows.
   void recompute_gram(index_t active_rows = -1);
-  /// Z Zᵀ of the stored basis (basis_rows()² row-major) into out: local syrk + one Allreduce.
+  /// Z Zᵀ of the stored basis (basis_rows()² row-major) into out: local syrk (or, for a sketch that
+  /// tracks its touched features, a sum over them) + one Allreduce.
   void basis_gram(std::span<double> out) const;
+  /// From now on, keep the set of local features any stored row is non-zero on (the sparse form of
+  /// a sketch whose rows change only on the support of the inserted rows), so that the products and
+  /// Grams over the whole block read only those features' rows. The derived class reports every
+  /// write through note_written.
+  void track_touched();
+  /// Records that the rows of Z may have become non-zero on a's support (all features for a dense row).
+  void note_written(const LocalRow& a);
+  /// Calls f(j) for every local feature whose row of Z may be non-zero, ascending (every feature when
+  /// the sketch does not track them).
+  void for_each_touched(const std::function<void(index_t)>& f) const;
   /// The stored Z, feature-major d_p × basis_rows().
   std::span<double> stored() noexcept { return stored_; }
   std::span<const double> stored() const noexcept { return stored_; }
@@ -160,6 +178,10 @@ class Sketch {
   index_t inserted_ = 0;
   PageBuffer stored_;  // zero pages until a feature is touched
   std::vector<double> gram_, row_scale_, reduce_buffer_;
+  std::unique_ptr<detail::TouchedSet> touched_;  // track_touched(): the features written
+  mutable bool touched_stale_ = false;           // the block was listed for a checkpoint reader: rebuild
+  /// The tracked set, rebuilt from the block if a checkpoint may have replaced it; null when not tracked.
+  const detail::TouchedSet* touched() const;
 };
 
 }  // namespace adasketch
