@@ -54,7 +54,7 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
 void SketchedNewton::install_sketch(SketchForm form) {
   const auto dp = static_cast<std::size_t>(local_dim());
   const auto K = static_cast<std::size_t>(classes_);
-  ubar_.assign(dp * K, 0.0);
+  ubar_ = PageBuffer(static_cast<std::size_t>(dp * K));
   reduce_.assign(2, 0.0);
   if (options_.diag_rescale) {
     diag_.assign(dp * K, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
@@ -74,7 +74,7 @@ void SketchedNewton::install_classes() {
     for (std::size_t j = 0; j < dp; ++j) dense_class_index_[k * dp + j] = static_cast<index_t>(j * K + k);
   class_index_.assign(dp * K, 0);
   if (options_.diag_rescale) class_value_.assign(dp * K, 0.0);
-  ghat_.assign(dp * K, 0.0);
+  ghat_ = PageBuffer(dp * K);
   ghat_index_.assign(dp * K, 0);
   reduce_.assign(K * Rz + 2 * K, 0.0);
   zxk_.assign(K * Rz, 0.0);
@@ -99,7 +99,7 @@ void SketchedNewton::install_factor(SketchForm form) {
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
   const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_);
-  ghat_.assign(dp, 0.0);
+  ghat_ = PageBuffer(dp);
   c_.assign(Rz, 0.0);
   zg_.assign(Rz, 0.0);
   solve_.assign(R, 0.0);
@@ -196,7 +196,7 @@ void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double
 void SketchedNewton::weights(std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
                                                     std::to_string(ubar_.size()));
-  std::copy(ubar_.begin(), ubar_.end(), out.begin());
+  std::copy_n(ubar_.data(), ubar_.size(), out.begin());
   if (sketch_) sketch_->add_local_transpose_product(c_, out);
   unscale(out);
 }
@@ -211,7 +211,7 @@ void SketchedNewton::projected_weights(const LocalRow& original, std::span<doubl
                                                     std::to_string(ubar_.size()));
   if (classes_ > 1) {  // w = u − Σ_k λ'_k(X_k − BᵀHx̂_k), as in step_classes
     std::vector<double> c(c_);
-    std::copy(ubar_.begin(), ubar_.end(), out.begin());
+    std::copy_n(ubar_.data(), ubar_.size(), out.begin());
     if (project_classes(original)) {
       for (index_t k = 0; k < classes_; ++k) detail::add_scaled(class_row(original, k), -lambda_[k], out);
       if (sketch_) {
@@ -226,7 +226,7 @@ void SketchedNewton::projected_weights(const LocalRow& original, std::span<doubl
   const LocalRow x = rescaled(original);
   const Projection pr = project(x);
   std::vector<double> c(c_);
-  std::copy(ubar_.begin(), ubar_.end(), out.begin());
+  std::copy_n(ubar_.data(), ubar_.size(), out.begin());
   if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂) (or u − γBᵀH²x̂), as in do_step
     if (sketch_) {
       sketch_->mix_transpose(hx_, scratch_);

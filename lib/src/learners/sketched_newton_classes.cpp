@@ -140,7 +140,7 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
         const LocalRow row = class_row(x, k);
         const double f = root * dscores_[sz(k)];
         for (std::size_t e = 0; e < n; ++e) {
-          ghat_[e * sz(K) + sz(k)] = f * row.values()[e];
+          ghat_.data()[e * sz(K) + sz(k)] = f * row.values()[e];
           ghat_index_[e * sz(K) + sz(k)] = row.indices()[e];
         }
       }

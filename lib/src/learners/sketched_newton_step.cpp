@@ -162,7 +162,7 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double
     // ĝ's local slice (a scaled copy of x), Z ĝ = gscale · Z x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
     const auto xv = x.values();
     ADASKETCH_REQUIRE(xv.size() <= ghat_.size(), "the example has more local entries than local features");
-    for (std::size_t n = 0; n < xv.size(); ++n) ghat_[n] = gscale * xv[n];
+    for (std::size_t n = 0; n < xv.size(); ++n) ghat_.data()[n] = gscale * xv[n];
     const std::span<const double> gv(ghat_.data(), xv.size());
     const LocalRow ghat = x.is_dense() ? LocalRow::dense(gv) : LocalRow::sparse(x.indices(), gv);
     for (index_t i = 0; i < Rz; ++i) zg_[i] = gscale * zx_[i];

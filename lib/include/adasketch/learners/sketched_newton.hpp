@@ -91,6 +91,7 @@
 
 #include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "adasketch/sketch/sketch.hpp"
@@ -244,7 +245,9 @@ class SketchedNewton final : public Learner {
   double factor_alpha_ = 0.0;               // α of the factorized matrix
   double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
-  std::vector<double> ubar_, c_, factor_, ghat_, zg_, solve_;
+  PageBuffer ubar_;  // ū, d_p·K: zero pages until a feature is touched
+  PageBuffer ghat_;  // ĝ's local values (up to d_p·K; a sparse row's use its first pages only)
+  std::vector<double> c_, factor_, zg_, solve_;
   std::vector<double> diag_;                // diag_rescale: D (d_p·K entries, like the weights)
   mutable std::vector<double> rescaled_;    // diag_rescale: x̃'s local values
   std::vector<double> factor_columns_;      // factor_all's work space: L by columns
