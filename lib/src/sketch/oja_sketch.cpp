@@ -56,8 +56,8 @@ OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, co
   start_factor_.assign(n * n, 0.0);
 }
 
-// Dense: basis_gram_ is I on the started rows after every orthonormalization, so it is not state. Sparse: K, F, the
-// refresh counter and the rebase flags are.
+// Dense: basis_gram_ is I on the started rows after every orthonormalization, so it is not state.
+// Sparse: K, F, the refresh counter and the rebase flags are.
 void OjaSketch::add_state_fields(StateFields& fields) {
   fields.integer("oja.started", started_, 0, rows());
   fields.array("oja.lambda", lambda_);

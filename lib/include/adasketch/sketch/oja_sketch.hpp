@@ -57,7 +57,8 @@ class OjaSketch final : public Sketch {
   /// Sparse: Z_new = Z_old + δaᵀ: Z_new z = Z_old z + δ aᵀz; Z_oldᵀc = Z_newᵀc − (δᵀc) a.
   void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
-  /// Dense: K = I on the started rows (orthonormal after every step), 0 on the empty ones. Sparse: the K kept by rank-two updates.
+  /// Dense: K = I on the started rows (orthonormal after every step), 0 on the empty ones. Sparse:
+  /// the K kept by rank-two updates.
   void apply_basis_gram(std::span<const double> c, std::span<double> out) const override;
   const OjaSketchOptions& options() const noexcept { return options_; }
   /// Current eigenvalue estimates Λ (ℓ entries).
