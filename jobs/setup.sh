@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what adasketch needs from Debian 12 packages (when missing), then configures and builds.
 # Usage: bash jobs/setup.sh [build-dir [cmake options...]]    (default: build, Release)
+# ADASKETCH_BUILD_TARGET=<target> builds that target only (default: all).
 set -euo pipefail
 jobs_dir=$(dirname "${BASH_SOURCE[0]}")  # sbatch runs a copy: then the submitted script's (jobs/lib/env.sh)
 [ -f "$jobs_dir/lib/env.sh" ] ||
@@ -13,7 +14,7 @@ build="${1:-$here/build}"
 shift $(($# > 0 ? 1 : 0))
 
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libopenblas-dev liblapacke-dev
-          libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran
+          libblas3 liblapack3 libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran
           python3-dev pybind11-dev python3-mpi4py python3-numpy python3-scipy python3-matplotlib
           libcli11-dev nlohmann-json3-dev libhdf5-openmpi-dev libxtensor-dev liblinear-tools
           slurm-wlm munge)
@@ -31,4 +32,4 @@ fi
 
 # The Python module is built for Debian's python3, where the packages above put mpi4py and numpy.
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 "$@" >/dev/null
-cmake --build "$build" -j "$(nproc)"
+cmake --build "$build" -j "$(nproc)" --target "${ADASKETCH_BUILD_TARGET:-all}"
