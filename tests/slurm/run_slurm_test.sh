@@ -159,7 +159,7 @@ for _ in $(seq 240); do
 done
 [ "$(state)" = COMPLETED ] || fail "(c) job $job is $(state): $(cat "$out")"
 restarts=$(scontrol show job "$job" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
-for line in "stopped by SIGTERM after example" "train_resumable: stopped before the time limit; requeued job $job" \
+for line in "stopped by SIGTERM after example" "train_resumable: stopped before the time limit; requeueing job $job" \
   "train_resumable: resuming from $work/resumable.ckpt (restart 1)" "train_resumable: done"; do
   grep -qF "$line" "$out" || fail "(c) no '$line' in the job's output: $(cat "$out")"
 done
