@@ -34,12 +34,12 @@ extern "C" void remove_outputs_and_die(int signal) {
 void install_handler() {
   for (const int signal : kSignals) {
     struct sigaction current {};
-    if (sigaction(signal, nullptr, &current) != 0) throw Error("cannot read the action of signal " + std::to_string(signal));
+    if (sigaction(signal, nullptr, &current) != 0) throw Error("cannot read the action of signal " + number_text(signal));
     if (current.sa_handler != SIG_DFL) continue;
     struct sigaction action {};
     action.sa_handler = remove_outputs_and_die;
     sigemptyset(&action.sa_mask);
-    if (sigaction(signal, &action, nullptr) != 0) throw Error("cannot install the handler of signal " + std::to_string(signal));
+    if (sigaction(signal, &action, nullptr) != 0) throw Error("cannot install the handler of signal " + number_text(signal));
   }
 }
 
@@ -61,7 +61,7 @@ RemoveOnSignal::~RemoveOnSignal() {
   if (slot_ >= 0) g_used[slot_].store(false);
 }
 
-std::string temp_path_for(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
+std::string temp_path_for(const std::string& path) { return path + ".tmp." + number_text(::getpid()); }
 
 AtomicOutput::AtomicOutput(std::string path, std::string option)
     : path_(std::move(path)), option_(std::move(option)), temp_(temp_path_for(path_)), guard_(temp_) {

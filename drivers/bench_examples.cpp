@@ -22,7 +22,7 @@ constexpr std::uint64_t kValueCounters = std::uint64_t{1} << 62;  // sparse rows
 
 BenchExamples BenchExamples::synthetic(const Communicator& comm, index_t dim, std::uint64_t seed, index_t pool,
                                        index_t nnz) {
-  if (nnz < 0 || nnz > dim) throw InvalidArgument("option --nnz: must be in [0, d], got " + std::to_string(nnz));
+  if (nnz < 0 || nnz > dim) throw InvalidArgument("option --nnz: must be in [0, d], got " + number_text(nnz));
   BenchExamples e(comm, dim);
   e.nnz_ = nnz;
   e.format_ = "synthetic";

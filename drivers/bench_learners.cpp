@@ -106,7 +106,7 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 index_t positive(const OptionParser& opts, const std::string& name, index_t min) {
   const index_t v = opts.integer(name);
   if (v < min)
-    throw InvalidArgument("option --" + name + ": must be ≥ " + std::to_string(min) + ", got " + opts.text(name));
+    throw InvalidArgument("option --" + name + ": must be ≥ " + number_text(min) + ", got " + opts.text(name));
   return v;
 }
 
@@ -356,11 +356,11 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     if (data.empty() && nnz > 0)
       std::printf("  examples  Philox(%s) sparse rows, %lld non-zeros at random positions (normals/√s), labels "
                   "sign(βᵀx); %s\n", opts.text("seed").c_str(), static_cast<long long>(nnz),
-                  pool > 0 ? ("a pool of " + std::to_string(pool) + " rows cycled, generated before timing").c_str()
+                  pool > 0 ? ("a pool of " + number_text(pool) + " rows cycled, generated before timing").c_str()
                            : "each generated fresh outside the timed steps");
     else if (data.empty())
       std::printf("  examples  Philox(%s) normals/√d, labels sign(βᵀx); %s\n", opts.text("seed").c_str(),
-                  pool > 0 ? ("a pool of " + std::to_string(pool) + " rows cycled, generated before timing").c_str()
+                  pool > 0 ? ("a pool of " + number_text(pool) + " rows cycled, generated before timing").c_str()
                            : "each generated fresh outside the timed steps");
     else
       std::printf("  examples  %s (%s): %lld in memory, cycled\n", data.c_str(), examples.format().c_str(),

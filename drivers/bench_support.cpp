@@ -31,7 +31,7 @@ double stream_sum_squares(std::span<const double> x) noexcept {
 }
 
 StreamRead time_stream_read(const Communicator& comm, std::span<const double> buffer, int reads) {
-  ADASKETCH_REQUIRE(reads >= 1, "reads = " + std::to_string(reads));
+  ADASKETCH_REQUIRE(reads >= 1, "reads = " + number_text(reads));
   StreamRead r{std::numeric_limits<double>::infinity(), 0.0};
   double local_sum = 0.0;
   for (int trial = 0; trial < reads; ++trial) {
@@ -46,7 +46,7 @@ StreamRead time_stream_read(const Communicator& comm, std::span<const double> bu
 }
 
 double time_allreduce(const Communicator& comm, index_t doubles) {
-  ADASKETCH_REQUIRE(doubles >= 1, "doubles = " + std::to_string(doubles));
+  ADASKETCH_REQUIRE(doubles >= 1, "doubles = " + number_text(doubles));
   std::vector<double> buffer(static_cast<std::size_t>(doubles), 0.0);
   // About 8 MB moved per round, between 10 and 1000 calls.
   const index_t calls = std::clamp<index_t>((index_t{1} << 20) / doubles, 10, 1000);

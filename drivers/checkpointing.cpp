@@ -13,7 +13,7 @@
 #include <system_error>
 
 #include "adasketch/error.hpp"
-#include "number_text.hpp"
+#include "adasketch/number_text.hpp"
 #include "report_file.hpp"
 
 namespace {
@@ -90,34 +90,34 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   const index_t data_dim = h.dim - (h.run.bias > 0.0 ? 1 : 0);  // the learner's d counts the bias feature
   if (opts.given("dim") && opts.integer("dim") != data_dim)
     throw InvalidArgument("option --dim " + opts.text("dim") + ": the checkpoint '" + path + "' has d = " +
-                          std::to_string(data_dim));
-  if (opts.given("bias") && opts.real("bias") != h.run.bias) differs("bias", opts.text("bias"), shortest_text(h.run.bias), path);
-  opts.set_default("bias", shortest_text(h.run.bias));
+                          number_text(data_dim));
+  if (opts.given("bias") && opts.real("bias") != h.run.bias) differs("bias", opts.text("bias"), number_text(h.run.bias), path);
+  opts.set_default("bias", number_text(h.run.bias));
   opts.set_default("algo", s.algorithm);
   opts.set_default("loss", to_string(s.loss));
-  opts.set_default("ell", std::to_string(s.ell));
-  opts.set_default("eta", shortest_text(s.eta));
-  opts.set_default("delta", shortest_text(s.delta));
-  opts.set_default("alpha0", shortest_text(s.alpha0));
-  opts.set_default("C", shortest_text(s.C));
-  opts.set_default("sigma", shortest_text(s.sigma));
+  opts.set_default("ell", number_text(s.ell));
+  opts.set_default("eta", number_text(s.eta));
+  opts.set_default("delta", number_text(s.delta));
+  opts.set_default("alpha0", number_text(s.alpha0));
+  opts.set_default("C", number_text(s.C));
+  opts.set_default("sigma", number_text(s.sigma));
   opts.set_default("eta-schedule", to_string(s.eta_schedule));
-  opts.set_default("seed", std::to_string(s.seed));
+  opts.set_default("seed", number_text(s.seed));
   opts.set_default("form", to_string(s.form));
-  opts.set_default("lambda1", shortest_text(s.lambda1));
-  opts.set_default("lambda2", shortest_text(s.lambda2));
-  opts.set_default("tau", shortest_text(s.tau));
+  opts.set_default("lambda1", number_text(s.lambda1));
+  opts.set_default("lambda2", number_text(s.lambda2));
+  opts.set_default("tau", number_text(s.tau));
   opts.set_default("diag-rescale", s.diag_rescale ? "true" : "false");
   std::string gammas;
   for (const double g : s.oja_gamma) {
     if (!gammas.empty()) gammas += ',';
-    gammas += shortest_text(g);
+    gammas += number_text(g);
   }
   if (!gammas.empty()) opts.set_default("oja-gamma", gammas);
   // The saved grid lays out the run, not the learner: kept where it fits this rank count.
-  if (s.grid_rows > 0 && comm.size() % s.grid_rows == 0) opts.set_default("grid-rows", std::to_string(s.grid_rows));
-  opts.set_default("passes", std::to_string(h.run.passes));
-  opts.set_default("dim", std::to_string(data_dim));
+  if (s.grid_rows > 0 && comm.size() % s.grid_rows == 0) opts.set_default("grid-rows", number_text(s.grid_rows));
+  opts.set_default("passes", number_text(h.run.passes));
+  opts.set_default("dim", number_text(data_dim));
   return h;
 }
 

@@ -307,8 +307,8 @@ void add_quiet_option(OptionParser& p) {
 }
 
 std::string version_line() {
-  return std::string("adasketch ") + version() + " (MPI " + std::to_string(MPI_VERSION) + "." +
-         std::to_string(MPI_SUBVERSION) + ", ScaLAPACK " + (ADASKETCH_WITH_EXACT_LEARNERS ? "on" : "off") + ")";
+  return std::string("adasketch ") + version() + " (MPI " + number_text(MPI_VERSION) + "." +
+         number_text(MPI_SUBVERSION) + ", ScaLAPACK " + (ADASKETCH_WITH_EXACT_LEARNERS ? "on" : "off") + ")";
 }
 
 bool parse_command_line(OptionParser& opts, const Communicator& comm, std::span<const std::string> args) {

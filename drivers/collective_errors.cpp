@@ -80,7 +80,7 @@ class ErrorChannel {
       if (rank_ == 0) print_line(program, "", message);
       return status;
     }
-    print_line(program, " on rank " + std::to_string(rank_), message);
+    print_line(program, " on rank " + number_text(rank_), message);
     MPI_Abort(MPI_COMM_WORLD, status);
     _exit(status);  // MPI_Abort does not return; this is only a guard
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -63,7 +62,7 @@ std::optional<SyntheticSpec> synthetic_spec(const std::string& path, index_t dim
   if (!is_synthetic_spec(path)) return std::nullopt;
   SyntheticSpec spec = parse_synthetic_spec(path, data_option, dim);
   if (dim != 0 && dim != spec.dim())
-    throw InvalidArgument(dim_option + ": " + std::to_string(dim) + " does not match d = " + std::to_string(spec.dim()) +
+    throw InvalidArgument(dim_option + ": " + number_text(dim) + " does not match d = " + number_text(spec.dim()) +
                           " of '" + path + "'");
   return spec;
 }
@@ -80,26 +79,21 @@ std::string data_help() {
   const LowRankRegressionOptions r;
   const IllConditionedOptions c;
   const SparseClassificationOptions s;
-  const auto num = [](double v) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%g", v);
-    return std::string(buffer);
-  };
   return "DATA is a file, LIBSVM text (plain or gzip; - reads it from standard input on rank 0), the dense\n"
          "binary format (magic ADSKDNS1) or HDF5 (.h5, .hdf5: datasets X, n × d, and y, n; --h5-x, --h5-y), or a\n"
          "synthetic spec (generated on the fly; the same examples at any rank count, to round-off):\n"
-         "  synthetic:low-rank-regression[:d=" + std::to_string(r.dim) + ",n=" + std::to_string(r.examples) +
-         ",lambda0=" + num(r.lambda0) + ",decay=" + num(r.decay) + ",mean=" + num(r.mean) + ",rank=" +
-         std::to_string(r.rank) + ",seed=" + std::to_string(r.seed) + ",skip=" + std::to_string(r.skip) + "]\n"
+         "  synthetic:low-rank-regression[:d=" + number_text(r.dim) + ",n=" + number_text(r.examples) +
+         ",lambda0=" + number_text(r.lambda0) + ",decay=" + number_text(r.decay) + ",mean=" + number_text(r.mean) + ",rank=" +
+         number_text(r.rank) + ",seed=" + number_text(r.seed) + ",skip=" + number_text(r.skip) + "]\n"
          "      ADA-FD §4.1: x ~ N(mean·1, Σ), λ_j(Σ) = lambda0·j^(−decay) for the leading rank directions\n"
          "      (0: min(d, 500)), real labels y = β*ᵀx, ‖β*‖ = 1\n"
-         "  synthetic:ill-conditioned[:d=" + std::to_string(c.dim) + ",n=" + std::to_string(c.examples) +
-         ",kappa=" + num(c.condition) + ",ill=" + std::to_string(c.ill_directions) + ",seed=" +
-         std::to_string(c.seed) + ",skip=" + std::to_string(c.skip) + "]\n"
+         "  synthetic:ill-conditioned[:d=" + number_text(c.dim) + ",n=" + number_text(c.examples) +
+         ",kappa=" + number_text(c.condition) + ",ill=" + number_text(c.ill_directions) + ",seed=" +
+         number_text(c.seed) + ",skip=" + number_text(c.skip) + "]\n"
          "      SON §5.1: x ~ N(0, VΛVᵀ), λ = 1 except ill values rising to kappa, labels ±1 = sign(θᵀx)\n"
-         "  synthetic:sparse-classification[:d=" + std::to_string(s.dim) + ",n=" + std::to_string(s.examples) +
-         ",nnz=" + std::to_string(s.nonzeros) + ",zipf=" + num(s.zipf) + ",noise=" + num(s.noise) + ",seed=" +
-         std::to_string(s.seed) + ",skip=" + std::to_string(s.skip) + "]\n"
+         "  synthetic:sparse-classification[:d=" + number_text(s.dim) + ",n=" + number_text(s.examples) +
+         ",nnz=" + number_text(s.nonzeros) + ",zipf=" + number_text(s.zipf) + ",noise=" + number_text(s.noise) + ",seed=" +
+         number_text(s.seed) + ",skip=" + number_text(s.skip) + "]\n"
          "      text-like sparse rows: nnz feature draws from P(k) ∝ k^(−zipf) (0: uniform), scattered over\n"
          "      1..d, values term counts/√nnz; labels ±1 = sign(θᵀx + noise·ε)\n"
          "Absent keys take the defaults shown, except d: without d=, d is --dim if given (for --test, the\n"
@@ -122,8 +116,8 @@ DataInput open_data(const Communicator& comm, const std::string& path, index_t d
     data.format = "hdf5";
     data.rows = reader->rows();
     if (dim != 0 && dim != reader->dim())
-      throw InvalidArgument(dim_option + ": " + std::to_string(dim) + " does not match d = " +
-                            std::to_string(reader->dim()) + " of the dataset '" + h5_names.x + "' in '" + path + "'");
+      throw InvalidArgument(dim_option + ": " + number_text(dim) + " does not match d = " +
+                            number_text(reader->dim()) + " of the dataset '" + h5_names.x + "' in '" + path + "'");
     data.source = std::move(reader);
 #else
     throw InvalidArgument(data_option + ": '" + path + "' is an HDF5 file, but this adasketch was built without HDF5 "
@@ -134,8 +128,8 @@ DataInput open_data(const Communicator& comm, const std::string& path, index_t d
     data.format = "dense-binary";
     data.rows = reader->rows();
     if (dim != 0 && dim != reader->dim())
-      throw InvalidArgument(dim_option + ": " + std::to_string(dim) + " does not match d = " +
-                            std::to_string(reader->dim()) + " in the header of '" + path + "'");
+      throw InvalidArgument(dim_option + ": " + number_text(dim) + " does not match d = " +
+                            number_text(reader->dim()) + " in the header of '" + path + "'");
     data.source = std::move(reader);
   } else {
     LibsvmOptions options{.dim = dim};
@@ -168,7 +162,7 @@ LabelRange label_range(const Communicator& comm, ExampleSource& source, const st
   source.rewind();
   while (source.next(example)) {
     const double y = example.label;
-    if (!std::isfinite(y)) throw InputError(path, 0, "row " + std::to_string(example.position) + ": the label is not finite");
+    if (!std::isfinite(y)) throw InputError(path, 0, "row " + number_text(example.position) + ": the label is not finite");
     range.min = first ? y : std::min(range.min, y);
     range.max = first ? y : std::max(range.max, y);
     range.integral = range.integral && y == std::floor(y);

@@ -48,18 +48,12 @@ std::vector<std::string> split_positionals(std::span<const std::string> args, st
   return positionals;
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 // LIBLINEAR's label of a class (an int); InvalidArgument for another label.
 std::string liblinear_label(const LabelMap& labels, double mapped) {
   const double v = labels.original(mapped);
   if (v != std::floor(v) || std::fabs(v) > 2147483647.0)
     throw InvalidArgument("format liblinear: LIBLINEAR's labels are integers; the model's label map is " + labels.describe());
-  return std::to_string(static_cast<long long>(v));
+  return number_text(static_cast<long long>(v));
 }
 
 // LIBLINEAR's model text (linear.cpp save_model): the decision of a two-class model is label[0] when
@@ -75,7 +69,7 @@ std::string liblinear_text(const LinearModel& m, std::span<const double> w) {
   if (loss.kind() == LossKind::squared_hinge) solver = "L2R_L2LOSS_SVC";
   if (loss.kind() == LossKind::squared) solver = "L2R_L2LOSS_SVR";
   if (loss.kind() == LossKind::absolute) solver = "L2R_L1LOSS_SVR_DUAL";
-  std::string text = "solver_type " + solver + "\nnr_class " + std::to_string(softmax && !two ? K : 2) + "\n";
+  std::string text = "solver_type " + solver + "\nnr_class " + number_text(softmax && !two ? K : 2) + "\n";
   if (loss.is_classification()) {
     text += "label";
     std::vector<double> order{1.0, two ? 0.0 : -1.0};  // label[0] is the class of a positive wᵀx
@@ -87,13 +81,13 @@ std::string liblinear_text(const LinearModel& m, std::span<const double> w) {
     }
     text += '\n';
   }
-  text += "nr_feature " + std::to_string(m.data_dim()) + "\nbias " + (m.bias() > 0.0 ? number(m.bias()) : "-1") + "\nw\n";
+  text += "nr_feature " + number_text(m.data_dim()) + "\nbias " + (m.bias() > 0.0 ? number_text(m.bias()) : "-1") + "\nw\n";
   for (std::size_t j = 0; j < rows; ++j) {
     if (two) {
-      text += number(w[j * K + 1] - w[j * K]) + " \n";
+      text += number_text(w[j * K + 1] - w[j * K]) + " \n";
       continue;
     }
-    for (std::size_t k = 0; k < K; ++k) text += number(w[j * K + k]) + " ";
+    for (std::size_t k = 0; k < K; ++k) text += number_text(w[j * K + k]) + " ";
     text += "\n";
   }
   return text;
@@ -102,14 +96,14 @@ std::string liblinear_text(const LinearModel& m, std::span<const double> w) {
 std::string plain_text(const LinearModel& m, const std::string& path, std::span<const double> w) {
   const auto K = static_cast<std::size_t>(m.outputs());
   std::string text = "# adasketch model " + path + ": " + m.algorithm() + ", " + m.loss().name() + " loss, d = " +
-                     std::to_string(m.data_dim()) + ", K = " + std::to_string(K) + ", bias " +
-                     (m.bias() > 0.0 ? number(m.bias()) : "none") + ", labels " + m.labels().describe() + "\n" +
+                     number_text(m.data_dim()) + ", K = " + number_text(K) + ", bias " +
+                     (m.bias() > 0.0 ? number_text(m.bias()) : "none") + ", labels " + m.labels().describe() + "\n" +
                      "# one row of W per line (features 1..d" + (m.bias() > 0.0 ? ", then the bias feature" : "") +
                      "), K weights per row\n";
   for (std::size_t j = 0; j < static_cast<std::size_t>(m.dim()); ++j) {
     for (std::size_t k = 0; k < K; ++k) {
       if (k > 0) text += ' ';
-      text += number(w[j * K + k]);
+      text += number_text(w[j * K + k]);
     }
     text += "\n";
   }
@@ -131,7 +125,7 @@ int run_export(const Communicator& comm, std::span<const std::string> args) {
   const std::vector<std::string> files = split_positionals(args, options);
   if (!parse_command_line(opts, comm, options)) return 0;
   if (files.size() != 2)
-    throw InvalidArgument("expected MODEL and OUT, got " + std::to_string(files.size()) + " file argument" +
+    throw InvalidArgument("expected MODEL and OUT, got " + number_text(files.size()) + " file argument" +
                           (files.size() == 1 ? "" : "s") + " (see 'adasketch export --help')");
   const std::string format = opts.text("format"), &model_path = files[0], &out = files[1];
   if (format != "liblinear" && format != "text" && format != "npy")

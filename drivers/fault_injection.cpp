@@ -51,7 +51,7 @@ void throw_injected(const InjectedFault& fault, const std::string& where) {
 bool FaultInjectingSource::next(Example& out) {
   if (!inner_.next(out)) return false;
   if (++served_ != fault_.example) return true;
-  if (fault_.kind != "nan") throw_injected(fault_, "at example " + std::to_string(served_));
+  if (fault_.kind != "nan") throw_injected(fault_, "at example " + number_text(served_));
   for (double& v : out.values) v = std::numeric_limits<double>::quiet_NaN();
   if (out.values.empty()) ++fault_.example;  // nothing on this rank here: poison the next example instead
   return true;

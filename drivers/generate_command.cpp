@@ -75,7 +75,7 @@ class Output {
     if (failure_kind_ != 0) return;
     bool finite = std::isfinite(label);
     for (double v : value) finite = finite && std::isfinite(v);
-    if (!finite) return set_failure('I', "row " + std::to_string(position) + ": a value or the label is not finite");
+    if (!finite) return set_failure('I', "row " + number_text(position) + ": a value or the label is not finite");
     if (dense_) {
       std::fill(row_.begin(), row_.end(), 0.0);
       for (std::size_t e = 0; e < index.size(); ++e) row_[static_cast<std::size_t>(index[e])] = value[e];
@@ -164,7 +164,7 @@ class Gather {
   void operator()(const Example& e, const BlockPartition& partition) {
     const index_t begin = partition.begin(comm_.rank());
     const std::size_t n = e.dense ? e.values.size() : e.indices.size();
-    ADASKETCH_REQUIRE(n < INT_MAX, "local entries = " + std::to_string(n));
+    ADASKETCH_REQUIRE(n < INT_MAX, "local entries = " + number_text(n));
     local_index_.resize(n);
     for (std::size_t k = 0; k < n; ++k) local_index_[k] = begin + (e.dense ? static_cast<index_t>(k) : e.indices[k]);
     int count = static_cast<int>(n);

@@ -1,10 +1,8 @@
 #include "predictions_file.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <system_error>
 
 #include "adasketch/error.hpp"
 #include "collective_errors.hpp"
@@ -46,12 +44,6 @@ double rounded_sum(const std::vector<double>& partials) {
     if (y == x - hi) hi = x;
   }
   return hi;
-}
-
-void append_number(std::string& out, double v) {
-  char text[32];
-  const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
-  out.append(text, ec == std::errc() ? end : text);
 }
 
 }  // namespace
@@ -114,19 +106,19 @@ void PredictionsFile::add(const LocalRow& x) {
 void PredictionsFile::write_line(std::span<const double> scores) {
   if (!output_) return;
   if (!loss_.is_classification()) {
-    append_number(buffer_, scores[0]);
+    append_number_text(buffer_, scores[0]);
   } else {
-    append_number(buffer_, predicted_label(loss_, labels_, scores));
+    append_number_text(buffer_, predicted_label(loss_, labels_, scores));
     if (loss_.kind() != LossKind::softmax) {
       buffer_ += ' ';
-      append_number(buffer_, scores[0]);
+      append_number_text(buffer_, scores[0]);
     } else {  // softmax probabilities, shifted by the largest score (no overflow)
       const double top = *std::max_element(scores.begin(), scores.end());
       double sum = 0.0;
       for (double s : scores) sum += std::exp(s - top);
       for (double s : scores) {
         buffer_ += ' ';
-        append_number(buffer_, std::exp(s - top) / sum);
+        append_number_text(buffer_, std::exp(s - top) / sum);
       }
     }
   }

@@ -148,8 +148,8 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
   if (r.dim > INT_MAX)  // ScaLAPACK's int dimensions
-    throw InputError(path, 0, "d = " + std::to_string(r.dim) + " is too large for the exact d × d covariance (at most 2^31 - 1)");
-  const std::string sizes = "d = " + std::to_string(r.dim) + ", ell = " + std::to_string(spec.ell);
+    throw InputError(path, 0, "d = " + number_text(r.dim) + " is too large for the exact d × d covariance (at most 2^31 - 1)");
+  const std::string sizes = "d = " + number_text(r.dim) + ", ell = " + number_text(spec.ell);
   std::unique_ptr<Sketch> sketch = with_memory_context("the " + to_string(spec.kind) + " sketch (" + sizes + ")",
                                                        [&] { return make_sketch(comm, r.dim, spec); });
   const BlockPartition& sp = sketch->partition();
@@ -157,7 +157,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
   if (sp.dim() != dp.dim() || sp.begin(comm.rank()) != dp.begin(comm.rank()) || sp.end(comm.rank()) != dp.end(comm.rank()))
     throw Error("internal error: the data source and the sketch partition the features differently");
   CollectiveOwner<ExactCovariance> covariance(with_memory_context(
-      "the exact d × d covariance (d = " + std::to_string(r.dim) + ")", [&] { return std::make_unique<ExactCovariance>(comm, sp); }));
+      "the exact d × d covariance (d = " + number_text(r.dim) + ")", [&] { return std::make_unique<ExactCovariance>(comm, sp); }));
 
   Example example;
   double local_sketch_seconds = 0.0;
@@ -170,7 +170,7 @@ int run_sketch(const Communicator& comm, std::span<const std::string> args) {
     } catch (const NumericError& e) {
       // The sketch checks the all-reduced ‖a‖² and Y·a, so every rank gets here together. The LIBSVM
       // reader rejects NaN and Inf itself; the dense binary format can carry them.
-      throw InputError(path, 0, "row " + std::to_string(example.position) + ": " + e.what());
+      throw InputError(path, 0, "row " + number_text(example.position) + ": " + e.what());
     }
     local_sketch_seconds += seconds_since(t0);
     ++r.rows;

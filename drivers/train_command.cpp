@@ -40,12 +40,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 }  // namespace
 
 OptionParser train_parser() {
@@ -68,7 +62,7 @@ OptionParser train_parser() {
   p.required("data", OptionType::String, "DATA", "training examples: a file or a synthetic spec");
   p.optional("loss", OptionType::String, "L", to_string(d.loss),
              "squared, absolute, logistic, hinge, squared-hinge or softmax");
-  p.optional("ell", OptionType::Integer, "N", std::to_string(d.ell),
+  p.optional("ell", OptionType::Integer, "N", number_text(d.ell),
              "sketch size ℓ (sketched learners; comp-adagrad: the SRHT's k; 0: no sketch, for the SON variants "
              "plain ONS with α and for comp-adagrad the diagonal block alone)");
   p.optional("eta", OptionType::Real, "ETA", number_text(d.eta), "AdaGrad step size η; SON: scale of the η_t schedule");
@@ -86,7 +80,7 @@ OptionParser train_parser() {
   p.flag("diag-rescale", "SON variants and full-on: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)");
   p.optional("oja-gamma", "G[,G...]",
              "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)");
-  p.optional("grid-rows", OptionType::Integer, "R", std::to_string(d.grid_rows),
+  p.optional("grid-rows", OptionType::Integer, "R", number_text(d.grid_rows),
              "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count "
              "(0: the most nearly square grid)");
   p.optional("passes", OptionType::Integer, "P", "1", "passes over the training data, ≥ 1");
@@ -96,7 +90,7 @@ OptionParser train_parser() {
   p.optional("bias", OptionType::Real, "B", "0",
              "intercept, as LIBLINEAR's -B: B > 0 appends the constant feature B to every example (feature d+1); "
              "the model keeps B, and predict applies it; 0: none");
-  p.optional("seed", OptionType::Unsigned, "S", std::to_string(d.seed), "random seed of the rp sketch");
+  p.optional("seed", OptionType::Unsigned, "S", number_text(d.seed), "random seed of the rp sketch");
   p.optional("form", OptionType::String, "F", to_string(d.form),
              "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)");
   p.optional("model", "FILE", "save the trained model (format in docs/formats.md; loadable at any rank count)");
@@ -183,13 +177,13 @@ void warn_unread_options(const OptionParser& opts, const LearnerSpec& given, con
 std::string resumed_text(const std::string& path, const CheckpointHeader& h, const TrainResults& r, int passes, int ranks) {
   const TrainingState& s = h.run.state;
   std::string text = path + ": ";
-  text += s.pass > passes ? "every pass done" : "pass " + std::to_string(s.pass) + "/" + std::to_string(passes) +
-                                                   " after example " + std::to_string(s.position) + " of " +
-                                                   std::to_string(r.rows);
-  text += " (" + std::to_string(s.examples) + " examples stepped), written at " + std::to_string(h.ranks) + " rank" +
+  text += s.pass > passes ? "every pass done" : "pass " + number_text(s.pass) + "/" + number_text(passes) +
+                                                   " after example " + number_text(s.position) + " of " +
+                                                   number_text(r.rows);
+  text += " (" + number_text(s.examples) + " examples stepped), written at " + number_text(h.ranks) + " rank" +
           (h.ranks == 1 ? "" : "s");
   if (h.ranks != ranks)
-    text += "; resumed at " + std::to_string(ranks) + ": equal to an uninterrupted run to round-off, not bit for bit";
+    text += "; resumed at " + number_text(ranks) + ": equal to an uninterrupted run to round-off, not bit for bit";
   return text;
 }
 
@@ -242,8 +236,8 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   std::optional<BiasSource> biased;
   ExampleSource* examples = &with_bias(comm, *source, bias, biased);
   if (resumed && resumed->run.data_examples != 0 && r.rows != resumed->run.data_examples)
-    throw InputError(path, 0, "has " + std::to_string(r.rows) + " examples, but the checkpoint '" + resume_path +
-                                  "' was written for " + std::to_string(resumed->run.data_examples) + " (" +
+    throw InputError(path, 0, "has " + number_text(r.rows) + " examples, but the checkpoint '" + resume_path +
+                                  "' was written for " + number_text(resumed->run.data_examples) + " (" +
                                   resumed->run.data_name + ")");
   // A bad --test spec fails now, not after training.
   (void)synthetic_spec(test_path, r.dim, "option --test", "option --test (with the training d)");
@@ -258,8 +252,8 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   r.classes = spec.loss == LossKind::softmax ? spec.classes : 1;
   std::unique_ptr<Learner> learner;
   const auto build = [&] {
-    return with_memory_context(spec.algorithm + " (d = " + std::to_string(r.dim) + ", K = " + std::to_string(r.classes) +
-                                   ", ell = " + std::to_string(spec.ell) + ")",
+    return with_memory_context(spec.algorithm + " (d = " + number_text(r.dim) + ", K = " + number_text(r.classes) +
+                                   ", ell = " + number_text(spec.ell) + ")",
                                [&] { return make_learner(comm, examples->partition(), spec); });
   };
   try {
@@ -283,7 +277,7 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
     const TrainingState& s = resumed->run.state;
     if (s.pass > passes + 1 || (s.pass == passes + 1 && s.position > 0))
       throw InvalidArgument("option --passes " + opts.text("passes") + ": the checkpoint '" + resume_path +
-                            "' is already in pass " + std::to_string(s.pass));
+                            "' is already in pass " + number_text(s.pass));
     load_checkpoint(resume_path, *learner);
     training.start = s;
     r.resumed = resumed_text(resume_path, *resumed, r, training.passes, comm.size());

@@ -7,10 +7,11 @@
 #include "json_writer.hpp"
 #include "report_file.hpp"
 
+#include "adasketch/number_text.hpp"
+
 namespace adasketch::driver {
 
 namespace {
-
 
 double rate(index_t part, index_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
 
@@ -18,7 +19,7 @@ double rate(index_t part, index_t whole) { return whole > 0 ? static_cast<double
 
 void print_header(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r) {
   std::printf("adasketch train: %s, %s loss%s, %d rank%s\n", learner.name().c_str(), learner.loss().name().c_str(),
-              learner.outputs() > 1 ? (", K = " + std::to_string(learner.outputs())).c_str() : "", comm.size(),
+              learner.outputs() > 1 ? (", K = " + number_text(learner.outputs())).c_str() : "", comm.size(),
               comm.size() == 1 ? "" : "s");
   std::printf("  data          %s (%s): d = %lld, examples = %lld, labels %s\n", opts.text("data").c_str(),
               r.format.c_str(), static_cast<long long>(r.dim), static_cast<long long>(r.rows), r.label_map.c_str());

@@ -105,7 +105,7 @@ struct Tune {
     for (std::size_t k = 0; k < values.size(); ++k) args.push_back("--" + grid.varied()[k].name + "=" + values[k]);
     return args;
   }
-  std::string config_checkpoint(index_t i) const { return checkpoint + ".config" + std::to_string(i); }
+  std::string config_checkpoint(index_t i) const { return checkpoint + ".config" + number_text(i); }
 };
 
 // Parses and checks every configuration's train options (no communication): InvalidArgument naming it.
@@ -131,7 +131,7 @@ void check_configurations(const Tune& t, const OptionParser& opts, Selection sel
       if (select == Selection::test && p.text("test").empty()) throw InvalidArgument("option --select test: needs --test DATA");
       check_train_options(p);
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument("configuration " + std::to_string(i) + " (" + t.grid.describe(i) + "): " + e.what());
+      throw InvalidArgument("configuration " + number_text(i) + " (" + t.grid.describe(i) + "): " + e.what());
     }
   }
 }
@@ -236,7 +236,7 @@ int run_tune(const Communicator& world, std::span<const std::string> args) {
   const int groups = groups_option == 0 ? world.size() : static_cast<int>(std::min<std::int64_t>(groups_option, 1 << 30));
   if (groups_option < 0 || world.size() % groups != 0)
     throw InvalidArgument("option --groups " + opts.text("groups") + ": must divide the number of ranks (" +
-                          std::to_string(world.size()) + ")");
+                          number_text(world.size()) + ")");
   check_configurations(t, opts, select);
   const std::string csv = opts.text("out-csv"), report = opts.text("report");
   check_distinct_files(world, {{"option --out-csv", csv, true}, {"option --report", report, true}, {"option --checkpoint", t.checkpoint, true}});

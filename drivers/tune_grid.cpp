@@ -10,7 +10,7 @@
 
 #include "adasketch/error.hpp"
 #include "json_writer.hpp"
-#include "number_text.hpp"
+#include "adasketch/number_text.hpp"
 
 namespace adasketch::driver {
 
@@ -86,7 +86,7 @@ std::string csv_field(const std::string& text) {
 }
 
 // A number for the CSV: shortest round trip, empty when not finite (no value).
-std::string csv_number(double v) { return std::isfinite(v) ? shortest_text(v) : std::string(); }
+std::string csv_number(double v) { return std::isfinite(v) ? number_text(v) : std::string(); }
 
 }  // namespace
 
@@ -133,10 +133,10 @@ std::string Grid::describe(index_t i) const {
 }
 
 std::string row_line(const TuneRow& r) {
-  std::string line = std::to_string(r.index) + (r.failed ? " failed " : " ok ") + std::to_string(r.examples) + " " +
-                     (r.classified ? "1 " : "0 ") + std::to_string(r.mistakes) + " " + shortest_text(r.cumulative_loss) + " " +
-                     (r.tested ? "1 " : "0 ") + shortest_text(r.test_accuracy) + " " + shortest_text(r.test_mean_loss) + " " +
-                     shortest_text(r.seconds) + " " + r.message;
+  std::string line = number_text(r.index) + (r.failed ? " failed " : " ok ") + number_text(r.examples) + " " +
+                     (r.classified ? "1 " : "0 ") + number_text(r.mistakes) + " " + number_text(r.cumulative_loss) + " " +
+                     (r.tested ? "1 " : "0 ") + number_text(r.test_accuracy) + " " + number_text(r.test_mean_loss) + " " +
+                     number_text(r.seconds) + " " + r.message;
   for (char& c : line)
     if (c == '\n' || c == '\r') c = ' ';
   return line;
@@ -199,10 +199,10 @@ std::string tune_csv(const Grid& grid, const std::vector<TuneRow>& rows, std::op
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const TuneRow& r = rows[k];
     const bool have = !r.failed;
-    csv += std::to_string(r.index);
+    csv += number_text(r.index);
     for (const std::string& value : grid.values(r.index)) field(csv_field(value));
     field(r.failed ? "failed" : "ok");
-    field(have && r.classified ? std::to_string(r.mistakes) : "");
+    field(have && r.classified ? number_text(r.mistakes) : "");
     field(have && r.classified ? csv_number(rate(r.mistakes, r.examples)) : "");
     field(have ? csv_number(r.cumulative_loss) : "");
     field(have && r.examples > 0 ? csv_number(r.cumulative_loss / static_cast<double>(r.examples)) : "");
@@ -216,7 +216,7 @@ std::string tune_csv(const Grid& grid, const std::vector<TuneRow>& rows, std::op
 
 std::string row_summary(const Grid& grid, const TuneRow& r) {
   char buf[256];
-  std::string text = "  [" + std::to_string(r.index + 1) + "/" + std::to_string(grid.size()) + "] " + grid.describe(r.index) + ": ";
+  std::string text = "  [" + number_text(r.index + 1) + "/" + number_text(grid.size()) + "] " + grid.describe(r.index) + ": ";
   if (r.failed) return text + "failed: " + r.message;
   if (r.classified) {
     std::snprintf(buf, sizeof buf, "mistakes %lld (rate %.6g), ", static_cast<long long>(r.mistakes), rate(r.mistakes, r.examples));

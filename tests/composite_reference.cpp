@@ -14,8 +14,6 @@ namespace adasketch::test {
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 double soft(double v, double kappa) {
   const double m = std::abs(v) - kappa;
   return m > 0.0 ? std::copysign(m, v) : 0.0;

@@ -13,8 +13,6 @@
 
 namespace adasketch::test::dense {
 
-inline std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 /// U f(λ) Uᵀ for a symmetric m × m matrix (dsyev).
 template <class F>
 std::vector<double> spectral(std::vector<double> a, index_t m, F&& f) {

@@ -32,8 +32,6 @@ using Placement = CompAdaGradOptions::Placement;
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 // ---- the SRHT ---------------------------------------------------------------------------------
 
 // This rank's coordinate ranges as the learner lays them out: its features' block of [0, N), then its

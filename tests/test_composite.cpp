@@ -38,8 +38,6 @@ using Kind = CompositeReference::Kind;
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 struct Regularization {
   const char* what;
   double lambda1, lambda2;

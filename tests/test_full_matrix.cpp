@@ -85,7 +85,6 @@ class DenseAdaFull {
   const std::vector<double>& w() const { return w_; }
 
  private:
-  static std::size_t sz(index_t v) { return static_cast<std::size_t>(v); }
   index_t K_, n_;
   Loss loss_;
   FullAdaGradOptions o_;

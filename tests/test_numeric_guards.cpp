@@ -1,5 +1,6 @@
 // Numeric guards (every learner of make_learner, at any rank count):
-//   - δ and α must be positive normal numbers: zero, subnormal, negative, NaN and ∞ are refused;
+//   - δ and α must be positive normal numbers: zero, subnormal, negative, NaN and ∞ are refused,
+//     and the message writes the refused value as given (number_text: shortest round-trip form);
 //   - all-zero data leaves every learner at W = 0 (the gradients are zero, so nothing may move);
 //   - a diverging step size is a NumericError on every rank that says the model diverged, a
 //     non-finite feature value (on one rank's block only) one that says so; never a NaN model:
@@ -12,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <span>
@@ -21,6 +23,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/io/linear_model.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/number_text.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "test_support.hpp"
@@ -75,6 +78,35 @@ TEST(NumericGuards, RegularizersMustBePositiveNormalNumbers) {
     (is_son(algorithm) ? smallest.alpha0 : smallest.delta) = std::numeric_limits<double>::min();
     EXPECT_NO_THROW(make_learner(world(), 10, smallest)) << algorithm;
   }
+}
+
+TEST(NumericGuards, MessagesWriteTheRefusedValueAsGiven) {
+  // std::to_string writes 1e-320 as "0.000000" and "%g" as "9.99989e-321": the message names the
+  // value the caller passed, as the shortest text that reads back to it.
+  for (const auto& algorithm : kAlgorithms) {
+    LearnerSpec spec = spec_for(algorithm);
+    (is_son(algorithm) ? spec.alpha0 : spec.delta) = 1e-320;
+    const std::string message = error_message([&] { make_learner(world(), 10, spec); });
+    EXPECT_NE(message.find(" 1e-320"), std::string::npos) << algorithm << ": " << message;
+  }
+}
+
+TEST(NumberText, ShortestRoundTripForm) {
+  const double values[] = {0.1, 1e-20, -2.5, 1e300, 123456789.0, std::numeric_limits<double>::denorm_min(),
+                           std::numeric_limits<double>::max(), -0.0};
+  for (double v : values) {
+    const std::string text = number_text(v);
+    EXPECT_EQ(std::strtod(text.c_str(), nullptr), v) << text;
+  }
+  EXPECT_EQ(number_text(0.1), "0.1");
+  EXPECT_EQ(number_text(1e-20), "1e-20");
+  EXPECT_EQ(number_text(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(number_text(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(number_text(index_t{-12}), "-12");  // integers as std::to_string writes them
+  EXPECT_EQ(number_text(std::size_t{7}), "7");
+  std::string out = "x = ";
+  append_number_text(out, 0.25);
+  EXPECT_EQ(out, "x = 0.25");
 }
 
 TEST(NumericGuards, AllZeroDataLeavesTheWeightsAtZero) {

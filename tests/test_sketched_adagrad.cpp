@@ -28,8 +28,6 @@ using Form = SketchedAdaGradOptions::Form;
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 /// n examples of dimension d (row-major, the same on every rank) with labels for `loss`.
 struct Problem {
   index_t n = 0, d = 0;

@@ -26,6 +26,7 @@
 #include "adasketch/learners/sketched_newton.hpp"
 #include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
+#include "adasketch/number_text.hpp"
 #include "adasketch/random/philox.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/local_row.hpp"

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "adasketch/number_text.hpp"  // the numbers of validation messages
+
 namespace adasketch {
 
 /// Base of every exception adasketch throws.
@@ -65,7 +67,8 @@ namespace detail {
 }  // namespace adasketch
 
 /// Checks an argument condition; on failure throws InvalidArgument naming the function and the
-/// condition, e.g. "FrequentDirections: condition 'ell >= 1' failed (ell = 0)".
+/// condition, e.g. "FrequentDirections: condition 'ell >= 1' failed (ell = 0)". Numbers in
+/// detail_text are written with number_text (shortest round-trip form).
 #define ADASKETCH_REQUIRE(cond, detail_text)                                        \
   do {                                                                              \
     if (!(cond)) ::adasketch::detail::throw_invalid_argument(__func__, #cond, (detail_text)); \

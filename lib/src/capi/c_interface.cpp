@@ -89,7 +89,7 @@ LearnerSpec to_spec(const adasketch_spec* s) {
   spec.diag_rescale = s->diag_rescale != 0;
   spec.grid_rows = s->grid_rows;
   if (s->oja_gamma_count < 0 || (s->oja_gamma_count > 0 && s->oja_gamma == nullptr))
-    throw InvalidArgument("spec: oja_gamma_count = " + std::to_string(s->oja_gamma_count) + " with oja_gamma " +
+    throw InvalidArgument("spec: oja_gamma_count = " + number_text(s->oja_gamma_count) + " with oja_gamma " +
                           (s->oja_gamma == nullptr ? "NULL" : "set"));
   spec.oja_gamma.assign(s->oja_gamma, s->oja_gamma + s->oja_gamma_count);
   return spec;
@@ -110,7 +110,7 @@ adasketch_status create(MPI_Comm comm, bool local, int64_t size, const adasketch
 std::size_t local_size(const adasketch_learner* l) { return static_cast<std::size_t>(l->learner->local_dim()); }
 
 LocalRow sparse_row(int64_t nnz, const int64_t* indices, const double* values) {
-  if (nnz < 0) throw InvalidArgument("nnz = " + std::to_string(nnz));
+  if (nnz < 0) throw InvalidArgument("nnz = " + number_text(nnz));
   if (nnz > 0) {
     require_pointer(indices, "indices");
     require_pointer(values, "values");
@@ -216,7 +216,7 @@ adasketch_status adasketch_step_dense_block(adasketch_learner* learner, int64_t 
                                             const double* labels, int64_t* mistakes) {
   return guarded([&] {
     require_pointer(learner, "learner");
-    if (n < 0) throw InvalidArgument("n = " + std::to_string(n));
+    if (n < 0) throw InvalidArgument("n = " + number_text(n));
     if (n > 0) require_pointer(labels, "labels");
     const std::size_t dp = local_size(learner);
     if (n > 0 && dp > 0) require_pointer(x, "x");

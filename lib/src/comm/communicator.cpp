@@ -19,7 +19,7 @@ void check_mpi(int rc, const char* call) {
 
 namespace {
 int to_count(std::size_t n) {
-  if (n > static_cast<std::size_t>(INT_MAX)) throw InvalidArgument("MPI message of " + std::to_string(n) + " elements exceeds INT_MAX");
+  if (n > static_cast<std::size_t>(INT_MAX)) throw InvalidArgument("MPI message of " + number_text(n) + " elements exceeds INT_MAX");
   return static_cast<int>(n);
 }
 
@@ -38,7 +38,7 @@ void to_counts(std::span<const index_t> counts, std::vector<int>& out, std::vect
 
 void require_blocks(std::size_t values, int ranks, const char* call) {
   if (values % static_cast<std::size_t>(ranks) != 0)
-    throw InvalidArgument(std::string(call) + ": " + std::to_string(values) + " values are not one block per rank");
+    throw InvalidArgument(std::string(call) + ": " + number_text(values) + " values are not one block per rank");
 }
 }  // namespace
 
@@ -101,8 +101,8 @@ void Communicator::broadcast(std::span<index_t> values, int root) const {
 
 void Communicator::allgather(std::span<const index_t> mine, std::span<index_t> all) const {
   if (all.size() != mine.size() * static_cast<std::size_t>(size_))
-    throw InvalidArgument("MPI_Allgather: " + std::to_string(all.size()) + " values for " + std::to_string(size_) +
-                          " ranks of " + std::to_string(mine.size()));
+    throw InvalidArgument("MPI_Allgather: " + number_text(all.size()) + " values for " + number_text(size_) +
+                          " ranks of " + number_text(mine.size()));
   check_mpi(MPI_Allgather(mine.data(), to_count(mine.size()), MPI_INT64_T, all.data(), to_count(mine.size()),
                           MPI_INT64_T, comm_),
             "MPI_Allgather");
@@ -111,7 +111,7 @@ void Communicator::allgather(std::span<const index_t> mine, std::span<index_t> a
 void Communicator::alltoall(std::span<const index_t> send, std::span<index_t> receive) const {
   require_blocks(send.size(), size_, "MPI_Alltoall");
   if (receive.size() != send.size())
-    throw InvalidArgument("MPI_Alltoall: receive " + std::to_string(receive.size()) + " values, send " + std::to_string(send.size()));
+    throw InvalidArgument("MPI_Alltoall: receive " + number_text(receive.size()) + " values, send " + number_text(send.size()));
   const int block = to_count(send.size() / static_cast<std::size_t>(size_));
   check_mpi(MPI_Alltoall(send.data(), block, MPI_INT64_T, receive.data(), block, MPI_INT64_T, comm_), "MPI_Alltoall");
 }
@@ -120,8 +120,8 @@ void Communicator::alltoallv(std::span<const index_t> send, std::span<const inde
                              std::span<const index_t> receive_counts) const {
   const auto ranks = static_cast<std::size_t>(size_);
   if (send_counts.size() != ranks || receive_counts.size() != ranks)
-    throw InvalidArgument("MPI_Alltoallv: " + std::to_string(send_counts.size()) + " and " +
-                          std::to_string(receive_counts.size()) + " counts for " + std::to_string(size_) + " ranks");
+    throw InvalidArgument("MPI_Alltoallv: " + number_text(send_counts.size()) + " and " +
+                          number_text(receive_counts.size()) + " counts for " + number_text(size_) + " ranks");
   std::vector<int> scounts, sdispls, rcounts, rdispls;
   to_counts(send_counts, scounts, sdispls);
   to_counts(receive_counts, rcounts, rdispls);
@@ -135,8 +135,8 @@ void Communicator::alltoallv(std::span<const index_t> send, std::span<const inde
 
 void Communicator::scatter(std::span<const index_t> send, std::span<index_t> receive, int root) const {
   if (rank_ == root && send.size() != receive.size() * static_cast<std::size_t>(size_))
-    throw InvalidArgument("MPI_Scatter: " + std::to_string(send.size()) + " values for " + std::to_string(size_) +
-                          " ranks of " + std::to_string(receive.size()));
+    throw InvalidArgument("MPI_Scatter: " + number_text(send.size()) + " values for " + number_text(size_) +
+                          " ranks of " + number_text(receive.size()));
   check_mpi(MPI_Scatter(send.data(), to_count(receive.size()), MPI_INT64_T, receive.data(), to_count(receive.size()),
                         MPI_INT64_T, root, comm_),
             "MPI_Scatter");
@@ -148,7 +148,7 @@ void Communicator::scatterv(std::span<const char> send, std::span<const index_t>
   if (rank_ == root) {
     const auto ranks = static_cast<std::size_t>(size_);
     if (offsets.size() != ranks + 1 || offsets.back() > static_cast<index_t>(send.size()))
-      throw InvalidArgument("MPI_Scatterv: " + std::to_string(offsets.size()) + " offsets for " + std::to_string(size_) +
+      throw InvalidArgument("MPI_Scatterv: " + number_text(offsets.size()) + " offsets for " + number_text(size_) +
                             " ranks");
     counts.resize(ranks);
     displs.resize(ranks);

@@ -9,26 +9,26 @@
 namespace adasketch {
 
 BlockPartition::BlockPartition(index_t dim, int parts) : dim_(dim), parts_(parts), block_(1) {
-  ADASKETCH_REQUIRE(dim >= 1, "dim = " + std::to_string(dim));
-  ADASKETCH_REQUIRE(parts >= 1, "parts = " + std::to_string(parts));
+  ADASKETCH_REQUIRE(dim >= 1, "dim = " + number_text(dim));
+  ADASKETCH_REQUIRE(parts >= 1, "parts = " + number_text(parts));
   block_ = dim / parts + (dim % parts != 0 ? 1 : 0);  // ceil(d/P) without overflow
 }
 
 BlockPartition::BlockPartition(index_t dim, int parts, index_t block_size)
     : dim_(dim), parts_(parts), block_(block_size) {
-  ADASKETCH_REQUIRE(dim >= 1, "dim = " + std::to_string(dim));
-  ADASKETCH_REQUIRE(parts >= 1, "parts = " + std::to_string(parts));
+  ADASKETCH_REQUIRE(dim >= 1, "dim = " + number_text(dim));
+  ADASKETCH_REQUIRE(parts >= 1, "parts = " + number_text(parts));
   ADASKETCH_REQUIRE(block_size >= 1 && block_size * parts >= dim,
-                    "block_size = " + std::to_string(block_size) + ", parts = " + std::to_string(parts));
+                    "block_size = " + number_text(block_size) + ", parts = " + number_text(parts));
 }
 
 BlockPartition::BlockPartition(std::span<const index_t> sizes) : dim_(0), parts_(0), block_(0) {
   ADASKETCH_REQUIRE(!sizes.empty() && sizes.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
-                    "sizes has " + std::to_string(sizes.size()) + " entries");
+                    "sizes has " + number_text(sizes.size()) + " entries");
   auto offsets = std::make_shared<std::vector<index_t>>(sizes.size() + 1, 0);
   for (std::size_t p = 0; p < sizes.size(); ++p) {
     ADASKETCH_REQUIRE(sizes[p] >= 0 && sizes[p] <= std::numeric_limits<index_t>::max() - (*offsets)[p],
-                      "sizes[" + std::to_string(p) + "] = " + std::to_string(sizes[p]));
+                      "sizes[" + number_text(p) + "] = " + number_text(sizes[p]));
     (*offsets)[p + 1] = (*offsets)[p] + sizes[p];
   }
   dim_ = offsets->back();
@@ -46,7 +46,7 @@ BlockPartition BlockPartition::from_local_sizes(const Communicator& comm, index_
 
 BlockPartition BlockPartition::interleaved(index_t k) const {
   ADASKETCH_REQUIRE(k >= 1 && dim_ <= std::numeric_limits<index_t>::max() / k,
-                    "k = " + std::to_string(k) + ", d = " + std::to_string(dim_));
+                    "k = " + number_text(k) + ", d = " + number_text(dim_));
   if (is_uniform()) return BlockPartition(dim_ * k, parts_, block_ * k);
   std::vector<index_t> sizes(static_cast<std::size_t>(parts_));
   for (int p = 0; p < parts_; ++p) sizes[static_cast<std::size_t>(p)] = size(p) * k;
@@ -68,7 +68,7 @@ index_t BlockPartition::end(int part) const noexcept {
 
 void BlockPartition::require_parts_for(const Communicator& comm) const {
   ADASKETCH_REQUIRE(parts_ == comm.size(),
-                    "the partition has " + std::to_string(parts_) + " parts for " + std::to_string(comm.size()) + " ranks");
+                    "the partition has " + number_text(parts_) + " parts for " + number_text(comm.size()) + " ranks");
 }
 
 int BlockPartition::owner(index_t j) const noexcept {

@@ -24,11 +24,11 @@ BiasSource::BiasSource(const Communicator& comm, ExampleSource& inner, double bi
 
 BiasSource::BiasSource(const Communicator& comm, ExampleSource& inner, double bias, const BlockPartition& partition)
     : comm_(comm), inner_(inner), bias_(bias), partition_(partition) {
-  ADASKETCH_REQUIRE(std::isfinite(bias) && bias > 0.0, "bias = " + std::to_string(bias));
+  ADASKETCH_REQUIRE(std::isfinite(bias) && bias > 0.0, "bias = " + number_text(bias));
   const BlockPartition& data = inner.partition();
   const index_t d = data.dim();
-  ADASKETCH_REQUIRE(partition.dim() == d + 1, "the partition has d = " + std::to_string(partition.dim()) +
-                                                   ", the data d + 1 = " + std::to_string(d + 1));
+  ADASKETCH_REQUIRE(partition.dim() == d + 1, "the partition has d = " + number_text(partition.dim()) +
+                                                   ", the data d + 1 = " + number_text(d + 1));
   partition.require_parts_for(comm);
   moves_ = false;  // unless every rank's data block lies in its block of `partition`
   for (int p = 0; p < comm.size(); ++p)

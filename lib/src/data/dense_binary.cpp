@@ -32,7 +32,7 @@ std::uint64_t read_header(const Communicator& comm, MPI_File file, const std::st
   MPI_Offset size = 0;
   check_mpi_everywhere(comm, MPI_File_get_size(file, &size), "MPI_File_get_size");
   if (size < kHeaderBytes)
-    throw InputError(path, 0, "dense binary file of " + std::to_string(size) + " bytes is shorter than its 24-byte header");
+    throw InputError(path, 0, "dense binary file of " + number_text(size) + " bytes is shorter than its 24-byte header");
   char header[kHeaderBytes];
   MPI_Status status;
   check_mpi_everywhere(comm, MPI_File_read_at_all(file, 0, header, static_cast<int>(kHeaderBytes), MPI_BYTE, &status),
@@ -48,8 +48,8 @@ std::uint64_t read_header(const Communicator& comm, MPI_File file, const std::st
   const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max());
   const bool fits = dim < max / 8 && rows <= (max - kHeaderBytes) / (8 * (dim + 1));
   if (!fits || static_cast<MPI_Offset>(kHeaderBytes + 8 * rows * (dim + 1)) != size)
-    throw InputError(path, 0, "file size " + std::to_string(size) + " bytes does not match the header (" +
-                                  std::to_string(rows) + " rows of 1 + " + std::to_string(dim) +
+    throw InputError(path, 0, "file size " + number_text(size) + " bytes does not match the header (" +
+                                  number_text(rows) + " rows of 1 + " + number_text(dim) +
                                   " float64 need 24 + 8·n·(d+1) bytes)");
   return rows;
 }
@@ -58,7 +58,7 @@ std::uint64_t read_header(const Communicator& comm, MPI_File file, const std::st
 
 DenseBinaryReader::DenseBinaryReader(const Communicator& comm, const std::string& path, index_t rows_per_read)
     : comm_(comm), path_(path), partition_(1, 1), rows_per_read_(rows_per_read) {
-  ADASKETCH_REQUIRE(rows_per_read >= 1, "rows_per_read = " + std::to_string(rows_per_read));
+  ADASKETCH_REQUIRE(rows_per_read >= 1, "rows_per_read = " + number_text(rows_per_read));
   const std::string why = detail::not_a_regular_file(path);
   if (comm_.allreduce_max(static_cast<index_t>(why.empty() ? 0 : 1)) != 0)
     throw InputError(path, 0, "cannot read: " + (why.empty() ? std::string("not a regular file on another rank") : why));
@@ -78,7 +78,7 @@ DenseBinaryReader::DenseBinaryReader(const Communicator& comm, const std::string
     partition_ = BlockPartition(static_cast<index_t>(dim), comm_.size());
     // File view: every record shows this rank the label and its columns [begin, end).
     const index_t local = partition_.size(comm_.rank());
-    ADASKETCH_REQUIRE(local < INT_MAX, "local features = " + std::to_string(local));
+    ADASKETCH_REQUIRE(local < INT_MAX, "local features = " + number_text(local));
     int lengths[2] = {1, static_cast<int>(local)};
     MPI_Aint displacements[2] = {0, static_cast<MPI_Aint>(8 * (1 + partition_.begin(comm_.rank())))};
     MPI_Datatype record = MPI_DATATYPE_NULL;
@@ -135,7 +135,7 @@ void DenseBinaryReader::rewind() {
 }
 
 index_t DenseBinaryReader::skip(index_t n) {
-  ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 0, "n = " + number_text(n));
   const index_t done = std::min(n, rows_ - cursor_);
   cursor_ += done;
   if (cursor_ >= chunk_begin_ + chunk_rows_) {  // past the chunk in memory: read_chunk() starts at the cursor
@@ -146,7 +146,7 @@ index_t DenseBinaryReader::skip(index_t n) {
 }
 
 void write_dense_binary(const std::string& path, index_t n, index_t d, const double* labels, const double* rows) {
-  ADASKETCH_REQUIRE(n >= 1 && d >= 1, "n = " + std::to_string(n) + ", d = " + std::to_string(d));
+  ADASKETCH_REQUIRE(n >= 1 && d >= 1, "n = " + number_text(n) + ", d = " + number_text(d));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw InputError(path, 0, "cannot open for writing");
   const std::uint64_t header[2] = {static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(d)};

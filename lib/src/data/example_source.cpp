@@ -7,7 +7,7 @@
 namespace adasketch {
 
 index_t ExampleSource::skip(index_t n) {
-  ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 0, "n = " + number_text(n));
   Example scratch;
   index_t done = 0;
   while (done < n && next(scratch)) ++done;

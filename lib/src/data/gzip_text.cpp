@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "adasketch/number_text.hpp"
+
 namespace adasketch::detail {
 
 namespace {
@@ -150,7 +152,7 @@ class GzipText final : public TextSource {
       const std::size_t need = static_cast<std::size_t>(fill_) + kRead;
       if (buffer_.size() < need) buffer_.resize(std::max(need, 2 * buffer_.size()));
     } catch (const std::bad_alloc&) {
-      fail("not enough memory for a line longer than " + std::to_string(fill_ - last_line_start()) + " bytes");
+      fail("not enough memory for a line longer than " + number_text(fill_ - last_line_start()) + " bytes");
       return;
     }
     const int got = gzread(file_, buffer_.data() + fill_, kRead);

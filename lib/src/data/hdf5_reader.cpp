@@ -87,7 +87,7 @@ void agree(const Communicator& comm, bool ok, const std::string& path, const std
 Hdf5Reader::Hdf5Reader(const Communicator& comm, const std::string& path, const Hdf5Names& names,
                        index_t rows_per_read)
     : comm_(comm), path_(path), h5_(std::make_unique<Handles>()), partition_(1, 1), rows_per_read_(rows_per_read) {
-  ADASKETCH_REQUIRE(rows_per_read >= 1, "rows_per_read = " + std::to_string(rows_per_read));
+  ADASKETCH_REQUIRE(rows_per_read >= 1, "rows_per_read = " + number_text(rows_per_read));
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not HDF5's stack on stderr
   std::error_code ec;
   const std::string why = detail::not_a_regular_file(path);
@@ -110,11 +110,11 @@ Hdf5Reader::Hdf5Reader(const Communicator& comm, const std::string& path, const 
   agree(comm_, extent(h.x, 2, xdims), path_, "dataset '" + names.x + "' is not two-dimensional (n × d)");
   agree(comm_, extent(h.y, 1, ydims), path_, "dataset '" + names.y + "' is not one-dimensional (n labels)");
   if (xdims[0] == 0 || xdims[1] == 0)
-    throw InputError(path_, 0, "dataset '" + names.x + "' is empty (" + std::to_string(xdims[0]) + " × " +
-                                   std::to_string(xdims[1]) + ")");
+    throw InputError(path_, 0, "dataset '" + names.x + "' is empty (" + number_text(xdims[0]) + " × " +
+                                   number_text(xdims[1]) + ")");
   if (ydims[0] != xdims[0])
-    throw InputError(path_, 0, "dataset '" + names.y + "' has " + std::to_string(ydims[0]) + " labels for " +
-                                   std::to_string(xdims[0]) + " rows of '" + names.x + "'");
+    throw InputError(path_, 0, "dataset '" + names.y + "' has " + number_text(ydims[0]) + " labels for " +
+                                   number_text(xdims[0]) + " rows of '" + names.x + "'");
   rows_ = static_cast<index_t>(xdims[0]);
   partition_ = BlockPartition(static_cast<index_t>(xdims[1]), comm_.size());
   h.transfer = H5Pcreate(H5P_DATASET_XFER);
@@ -145,9 +145,9 @@ void Hdf5Reader::read_chunk() {
   }
   bad = comm_.allreduce_min(ok ? bad : index_t{-1});
   if (bad < 0)
-    throw InputError(path_, 0, "cannot read rows " + std::to_string(chunk_begin_ + 1) + ".." +
-                                   std::to_string(chunk_begin_ + chunk_rows_));
-  if (bad < rows_) throw InputError(path_, 0, "row " + std::to_string(bad + 1) + ": a value or the label is not finite");
+    throw InputError(path_, 0, "cannot read rows " + number_text(chunk_begin_ + 1) + ".." +
+                                   number_text(chunk_begin_ + chunk_rows_));
+  if (bad < rows_) throw InputError(path_, 0, "row " + number_text(bad + 1) + ": a value or the label is not finite");
 }
 
 bool Hdf5Reader::next(Example& out) {
@@ -169,7 +169,7 @@ void Hdf5Reader::rewind() {
 }
 
 index_t Hdf5Reader::skip(index_t n) {
-  ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 0, "n = " + number_text(n));
   const index_t done = std::min(n, rows_ - cursor_);
   cursor_ += done;
   if (cursor_ >= chunk_begin_ + chunk_rows_) {

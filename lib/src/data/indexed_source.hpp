@@ -13,7 +13,7 @@ class IndexedSource : public ExampleSource {
  public:
   void rewind() override { t_ = 0; }
   index_t skip(index_t n) override {
-    ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+    ADASKETCH_REQUIRE(n >= 0, "n = " + number_text(n));
     const index_t done = std::min(n, examples_ - t_);
     t_ += done;
     return done;

@@ -6,6 +6,8 @@
 
 #include "libsvm_line.hpp"
 
+#include "adasketch/number_text.hpp"
+
 namespace adasketch::detail {
 
 namespace {
@@ -64,7 +66,7 @@ RoundStatus parse_block(const LineBlock& block, index_t max_index, ParsedExample
         ++status.examples;
       }
     } catch (const std::bad_alloc&) {  // a failure like the others, which every rank learns of
-      parsed.error = "not enough memory for the features of the line (" + std::to_string(text.size()) + " bytes)";
+      parsed.error = "not enough memory for the features of the line (" + number_text(text.size()) + " bytes)";
     }
     if (kind == LineKind::malformed) {
       const std::size_t kept = out.ends.empty() ? 0 : static_cast<std::size_t>(out.ends.back());

@@ -4,6 +4,8 @@
 #include <bit>
 #include <new>
 
+#include "adasketch/number_text.hpp"
+
 namespace adasketch::detail {
 
 namespace {
@@ -72,7 +74,7 @@ void EntryExchange::exchange(const ParsedExamples& mine, const RoundStatus& stat
     } catch (const std::bad_alloc&) {
       std::fill(send_counts_.begin(), send_counts_.end(), 0);
       sent = RoundStatus{sent.lines, sent.examples, RoundStatus::at_line, 0};
-      why = "not enough memory to send " + std::to_string(mine.size()) + " examples to their features' ranks";
+      why = "not enough memory to send " + number_text(mine.size()) + " examples to their features' ranks";
     }
   }
   const auto ranks = static_cast<std::size_t>(comm_.size());

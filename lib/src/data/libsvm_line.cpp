@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "adasketch/number_text.hpp"
+
 namespace adasketch::detail {
 
 namespace {
@@ -35,7 +37,7 @@ std::string quoted(std::string_view token) {
     }
   }
   out += "'";
-  if (token.size() > kShown) out.append(" (").append(std::to_string(token.size())).append(" bytes, the first 40 shown)");
+  if (token.size() > kShown) out.append(" (").append(number_text(token.size())).append(" bytes, the first 40 shown)");
   return out;
 }
 
@@ -93,23 +95,23 @@ LineKind parse_libsvm_line(std::string_view text, index_t max_index, LibsvmLine&
       return fail(concat("invalid feature index ", quoted(index_text), " (expected a positive integer)"));
     if (index > kMaxFeatureIndex)
       return fail(concat("feature index ", quoted(index_text), " is too large (the largest is 2^62 = ",
-                         std::to_string(kMaxFeatureIndex), ")"));
-    if (index < 1) return fail(concat("feature index ", std::to_string(index), " is not >= 1 (indices are 1-based)"));
-    if (index == line.last_index) return fail(concat("duplicate feature index ", std::to_string(index)));
+                         number_text(kMaxFeatureIndex), ")"));
+    if (index < 1) return fail(concat("feature index ", number_text(index), " is not >= 1 (indices are 1-based)"));
+    if (index == line.last_index) return fail(concat("duplicate feature index ", number_text(index)));
     if (index < line.last_index)
-      return fail(concat("feature index ", std::to_string(index), " follows ", std::to_string(line.last_index),
+      return fail(concat("feature index ", number_text(index), " follows ", number_text(line.last_index),
                          " (indices must be strictly ascending)"));
     if (max_index > 0 && index > max_index)
-      return fail(concat("feature index ", std::to_string(index), " exceeds the dimension ", std::to_string(max_index)));
+      return fail(concat("feature index ", number_text(index), " exceeds the dimension ", number_text(max_index)));
     line.last_index = index;
     ++line.features;
     double value = 0.0;
     switch (parse_finite(value_text, value)) {
       case Number::ok: break;
       case Number::malformed:
-        return fail(concat("invalid value ", quoted(value_text), " for feature ", std::to_string(index)));
+        return fail(concat("invalid value ", quoted(value_text), " for feature ", number_text(index)));
       case Number::non_finite:
-        return fail(concat("value ", quoted(value_text), " for feature ", std::to_string(index), " is not finite"));
+        return fail(concat("value ", quoted(value_text), " for feature ", number_text(index), " is not finite"));
     }
     indices.push_back(index - 1);
     values.push_back(value);

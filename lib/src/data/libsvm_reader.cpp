@@ -16,11 +16,11 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 const LibsvmOptions& checked(const LibsvmOptions& o) {
-  if (o.dim < 0) throw InvalidArgument("LibsvmReader: the dimension must be >= 0 (got " + std::to_string(o.dim) + ")");
+  if (o.dim < 0) throw InvalidArgument("LibsvmReader: the dimension must be >= 0 (got " + number_text(o.dim) + ")");
   if (o.chunk_bytes < 1 || o.chunk_bytes > index_t{1} << 30)
-    throw InvalidArgument("LibsvmReader: chunk_bytes must be in [1, 2^30] (got " + std::to_string(o.chunk_bytes) + ")");
+    throw InvalidArgument("LibsvmReader: chunk_bytes must be in [1, 2^30] (got " + number_text(o.chunk_bytes) + ")");
   if (o.cache_bytes < 0)
-    throw InvalidArgument("LibsvmReader: cache_bytes must be >= 0 (got " + std::to_string(o.cache_bytes) + ")");
+    throw InvalidArgument("LibsvmReader: cache_bytes must be >= 0 (got " + number_text(o.cache_bytes) + ")");
   return o;
 }
 
@@ -36,7 +36,7 @@ class LibsvmReader::Rounds {
     if (scan_.cached) text_.reset();  // every pass replays the cache
     else if (path == detail::kStandardInput)
       throw InputError(path, 0, "standard input is read once, so its examples are kept in memory, but they do not fit "
-                                "the cache budget (" + std::to_string(options.cache_bytes) +
+                                "the cache budget (" + number_text(options.cache_bytes) +
                                 " bytes per rank): read the data from a file");
     else text_->rewind();
   }
@@ -141,7 +141,7 @@ bool LibsvmReader::cached() const noexcept { return rounds_->cached(); }
 bool LibsvmReader::next(Example& out) { return rounds_->next(out, stats_); }
 
 index_t LibsvmReader::skip(index_t n) {
-  ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 0, "n = " + number_text(n));
   return rounds_->skip(n, stats_);
 }
 

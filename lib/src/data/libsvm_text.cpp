@@ -23,7 +23,7 @@ void agree_open(const Communicator& comm, const std::string& path, const std::st
   const index_t first = comm.allreduce_min(static_cast<index_t>(failure.empty() ? comm.size() : comm.rank()));
   if (first == comm.size()) return;
   const std::string reason = broadcast_text(comm, failure, static_cast<int>(first));
-  throw InputError(path, 0, first == 0 ? reason : "on rank " + std::to_string(first) + ", " + reason);
+  throw InputError(path, 0, first == 0 ? reason : "on rank " + number_text(first) + ", " + reason);
 }
 
 // The file's size and whether it starts with the gzip magic bytes.

@@ -10,8 +10,6 @@ namespace adasketch {
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 // An order-sensitive hash of the labels' bits, in [0, 2⁶²): equal on every rank when the labels are.
 index_t labels_hash(std::span<const double> labels) {
   std::uint64_t h = 1469598103934665603ULL;
@@ -30,8 +28,8 @@ void MemorySource::add_dense(std::span<const double> labels, std::span<const dou
   std::string problem;
   const auto n = static_cast<index_t>(labels.size());
   if (values.size() != sz(n * local_dim_))
-    problem = "values has " + std::to_string(values.size()) + " entries, expected " + std::to_string(n) +
-              " examples × " + std::to_string(local_dim_) + " local features";
+    problem = "values has " + number_text(values.size()) + " entries, expected " + number_text(n) +
+              " examples × " + number_text(local_dim_) + " local features";
   add(Batch{labels, values, {}, {}, true}, problem);
 }
 
@@ -40,21 +38,21 @@ void MemorySource::add_csr(std::span<const double> labels, std::span<const index
   std::string problem;
   const std::size_t n = labels.size();
   if (row_offsets.size() != n + 1 || row_offsets[0] != 0)
-    problem = "row_offsets has " + std::to_string(row_offsets.size()) + " entries (expected " + std::to_string(n + 1) +
+    problem = "row_offsets has " + number_text(row_offsets.size()) + " entries (expected " + number_text(n + 1) +
               ", starting at 0)";
   else if (indices.size() != values.size() || sz(row_offsets[n]) != indices.size())
-    problem = std::to_string(indices.size()) + " indices and " + std::to_string(values.size()) +
-              " values for row_offsets ending at " + std::to_string(row_offsets[n]);
+    problem = number_text(indices.size()) + " indices and " + number_text(values.size()) +
+              " values for row_offsets ending at " + number_text(row_offsets[n]);
   for (std::size_t i = 0; problem.empty() && i < n; ++i) {
     if (row_offsets[i + 1] < row_offsets[i]) {
-      problem = "row_offsets decreases at example " + std::to_string(i);
+      problem = "row_offsets decreases at example " + number_text(i);
       break;
     }
     for (index_t e = row_offsets[i]; e < row_offsets[i + 1]; ++e) {
       const index_t j = indices[sz(e)];
       if (j < 0 || j >= local_dim_ || (e > row_offsets[i] && j <= indices[sz(e - 1)])) {
-        problem = "example " + std::to_string(i) + ": local index " + std::to_string(j) +
-                  " (expected ascending indices in [0, " + std::to_string(local_dim_) + "))";
+        problem = "example " + number_text(i) + ": local index " + number_text(j) +
+                  " (expected ascending indices in [0, " + number_text(local_dim_) + "))";
         break;
       }
     }
@@ -70,8 +68,8 @@ void MemorySource::add(const Batch& batch, const std::string& problem) {
   if (bad != 0)
     throw InvalidArgument("MemorySource: " + (problem.empty() ? "a batch does not fit on another rank" : problem));
   if (comm_.allreduce_max(n) != comm_.allreduce_min(n))
-    throw InvalidArgument("MemorySource: the ranks add batches of different sizes (" + std::to_string(n) +
-                          " examples on rank " + std::to_string(comm_.rank()) + ")");
+    throw InvalidArgument("MemorySource: the ranks add batches of different sizes (" + number_text(n) +
+                          " examples on rank " + number_text(comm_.rank()) + ")");
   if (comm_.allreduce_max(hash) != comm_.allreduce_min(hash))
     throw InvalidArgument("MemorySource: the ranks add different labels (every rank passes the same labels)");
   batches_.push_back(batch);
@@ -110,7 +108,7 @@ void MemorySource::rewind() {
 }
 
 index_t MemorySource::skip(index_t n) {
-  ADASKETCH_REQUIRE(n >= 0, "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 0, "n = " + number_text(n));
   const index_t done = std::min(n, total_ - position_);
   index_t left = done;
   while (left > 0) {

@@ -12,7 +12,7 @@ namespace adasketch::detail {
 
 std::vector<double> random_orthonormal_rows(const Communicator& comm, const BlockPartition& partition, int r,
                                             const Philox& rng, std::uint64_t stream_base) {
-  ADASKETCH_REQUIRE(r >= 1 && r <= partition.dim(), "r = " + std::to_string(r) + ", d = " + std::to_string(partition.dim()));
+  ADASKETCH_REQUIRE(r >= 1 && r <= partition.dim(), "r = " + number_text(r) + ", d = " + number_text(partition.dim()));
   const index_t begin = partition.begin(comm.rank()), rows = partition.size(comm.rank());
   const auto width = static_cast<std::size_t>(r);
   std::vector<double> q(static_cast<std::size_t>(rows) * width);

@@ -12,6 +12,8 @@
 
 #include "file_kind.hpp"
 
+#include "adasketch/number_text.hpp"
+
 namespace adasketch::detail {
 
 FileDescriptor::~FileDescriptor() {
@@ -80,7 +82,7 @@ class PlainText final : public TextSource {
       block.failure = {TextFailure::Where::no_line, e.reason};
       return;
     } catch (const std::bad_alloc&) {
-      block.failure = {TextFailure::Where::no_line, "not enough memory to read " + std::to_string(end - begin) + " bytes"};
+      block.failure = {TextFailure::Where::no_line, "not enough memory to read " + number_text(end - begin) + " bytes"};
       return;
     }
     std::size_t stop = length_;
@@ -107,7 +109,7 @@ class PlainText final : public TextSource {
       const std::size_t last = read.rfind('\n') == std::string_view::npos ? 0 : read.rfind('\n') + 1;
       block.text = read.substr(0, last);
       block.failure = {TextFailure::Where::after_block,
-                       "not enough memory for a line longer than " + std::to_string(read.size() - last) + " bytes"};
+                       "not enough memory for a line longer than " + number_text(read.size() - last) + " bytes"};
       return;
     }
     block.text = std::string_view(buffer_.data() + first, stop - first);
@@ -126,7 +128,7 @@ class PlainText final : public TextSource {
         throw IoError{std::string("cannot read: ") + std::strerror(errno)};
       }
       if (got == 0)
-        throw IoError{"cannot read: the file ends at byte " + std::to_string(offset) + ", not " + std::to_string(size_) +
+        throw IoError{"cannot read: the file ends at byte " + number_text(offset) + ", not " + number_text(size_) +
                       " as when it was opened (it changed)"};
       to += got;
       offset += got;

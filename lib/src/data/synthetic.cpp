@@ -28,7 +28,7 @@ constexpr index_t kMaxExamples = index_t{1} << 60;
 
 void require_stream(index_t examples, index_t skip) {
   ADASKETCH_REQUIRE(skip >= 0 && skip <= kMaxExamples - examples,
-                    "skip = " + std::to_string(skip) + ", examples = " + std::to_string(examples) + " (skip + examples <= 2^60)");
+                    "skip = " + number_text(skip) + ", examples = " + number_text(examples) + " (skip + examples <= 2^60)");
 }
 
 /// x_t = μ·1 + Q diag(s) z_t (+ g_t ~ N(0, I_d) when isotropic), z_t ~ N(0, I_r);
@@ -107,11 +107,11 @@ class GaussianLinearSource final : public detail::IndexedSource {
 
 std::unique_ptr<ExampleSource> make_low_rank_regression(const Communicator& comm, const LowRankRegressionOptions& options) {
   ADASKETCH_REQUIRE(options.dim >= 1 && options.examples >= 1,
-                    "dim = " + std::to_string(options.dim) + ", examples = " + std::to_string(options.examples));
-  ADASKETCH_REQUIRE(options.lambda0 > 0.0 && std::isfinite(options.lambda0), "lambda0 = " + std::to_string(options.lambda0));
-  ADASKETCH_REQUIRE(options.decay >= 0.0 && std::isfinite(options.decay), "decay = " + std::to_string(options.decay));
-  ADASKETCH_REQUIRE(std::isfinite(options.mean), "mean = " + std::to_string(options.mean));
-  ADASKETCH_REQUIRE(options.rank >= 0 && options.rank <= options.dim, "rank = " + std::to_string(options.rank));
+                    "dim = " + number_text(options.dim) + ", examples = " + number_text(options.examples));
+  ADASKETCH_REQUIRE(options.lambda0 > 0.0 && std::isfinite(options.lambda0), "lambda0 = " + number_text(options.lambda0));
+  ADASKETCH_REQUIRE(options.decay >= 0.0 && std::isfinite(options.decay), "decay = " + number_text(options.decay));
+  ADASKETCH_REQUIRE(std::isfinite(options.mean), "mean = " + number_text(options.mean));
+  ADASKETCH_REQUIRE(options.rank >= 0 && options.rank <= options.dim, "rank = " + number_text(options.rank));
   require_stream(options.examples, options.skip);
   GaussianModel model;
   model.dim = options.dim;
@@ -129,11 +129,11 @@ std::unique_ptr<ExampleSource> make_low_rank_regression(const Communicator& comm
 std::unique_ptr<ExampleSource> make_ill_conditioned_classification(const Communicator& comm,
                                                                    const IllConditionedOptions& options) {
   ADASKETCH_REQUIRE(options.dim >= 1 && options.examples >= 1,
-                    "dim = " + std::to_string(options.dim) + ", examples = " + std::to_string(options.examples));
+                    "dim = " + number_text(options.dim) + ", examples = " + number_text(options.examples));
   ADASKETCH_REQUIRE(options.condition >= 1.0 && std::isfinite(options.condition),
-                    "condition = " + std::to_string(options.condition));
+                    "condition = " + number_text(options.condition));
   ADASKETCH_REQUIRE(options.ill_directions >= 0 && options.ill_directions <= options.dim,
-                    "ill_directions = " + std::to_string(options.ill_directions));
+                    "ill_directions = " + number_text(options.ill_directions));
   require_stream(options.examples, options.skip);
   GaussianModel model;
   model.dim = options.dim;

@@ -105,13 +105,13 @@ class SparseClassificationSource final : public detail::IndexedSource {
 std::unique_ptr<ExampleSource> make_sparse_classification(const Communicator& comm,
                                                           const SparseClassificationOptions& options) {
   ADASKETCH_REQUIRE(options.dim >= 1 && options.examples >= 1,
-                    "dim = " + std::to_string(options.dim) + ", examples = " + std::to_string(options.examples));
+                    "dim = " + number_text(options.dim) + ", examples = " + number_text(options.examples));
   ADASKETCH_REQUIRE(options.nonzeros >= 1 && options.nonzeros <= options.dim,
-                    "nonzeros = " + std::to_string(options.nonzeros) + " (1 <= nonzeros <= d)");
-  ADASKETCH_REQUIRE(options.zipf >= 0.0 && std::isfinite(options.zipf), "zipf = " + std::to_string(options.zipf));
-  ADASKETCH_REQUIRE(options.noise >= 0.0 && std::isfinite(options.noise), "noise = " + std::to_string(options.noise));
+                    "nonzeros = " + number_text(options.nonzeros) + " (1 <= nonzeros <= d)");
+  ADASKETCH_REQUIRE(options.zipf >= 0.0 && std::isfinite(options.zipf), "zipf = " + number_text(options.zipf));
+  ADASKETCH_REQUIRE(options.noise >= 0.0 && std::isfinite(options.noise), "noise = " + number_text(options.noise));
   ADASKETCH_REQUIRE(options.skip >= 0 && options.skip <= kMaxExamples - options.examples,
-                    "skip = " + std::to_string(options.skip) + ", examples = " + std::to_string(options.examples) +
+                    "skip = " + number_text(options.skip) + ", examples = " + number_text(options.examples) +
                         " (skip + examples <= 2^60)");
   return std::make_unique<SparseClassificationSource>(comm, options);
 }

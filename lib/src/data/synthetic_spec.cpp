@@ -49,7 +49,7 @@ class Items {
     const std::string* text = find(key);
     index_t v = fallback;
     if (text != nullptr && !parse(*text, v)) fail(std::string("key ") + key + ": expected an integer, got '" + *text + "'");
-    check(key, v >= min, v, "≥ " + std::to_string(min));
+    check(key, v >= min, v, "≥ " + number_text(min));
     return v;
   }
   std::uint64_t unsigned_integer(const char* key, std::uint64_t fallback) const {
@@ -70,15 +70,8 @@ class Items {
   template <class T>
   void check(const char* key, bool ok, T value, const std::string& condition) const {
     if (ok) return;
-    std::string got;
-    if constexpr (std::is_floating_point_v<T>) {
-      char buffer[32];
-      const auto r = std::to_chars(buffer, buffer + sizeof buffer, value);
-      got.assign(buffer, r.ptr);
-    } else {
-      got = std::to_string(value);
-    }
-    fail(std::string("key ") + key + ": must be " + condition + ", got " + got + (has(key) ? "" : " (the default)"));
+    fail(std::string("key ") + key + ": must be " + condition + ", got " + number_text(value) +
+         (has(key) ? "" : " (the default)"));
   }
   [[noreturn]] void fail(const std::string& problem) const { throw InvalidArgument(context_ + ": " + problem); }
 
@@ -119,7 +112,7 @@ LowRankRegressionOptions low_rank(const Items& items, index_t default_dim) {
   items.check("decay", o.decay >= 0.0, o.decay, "≥ 0");
   o.mean = items.real("mean", d.mean);
   o.rank = items.integer("rank", d.rank, 0);
-  items.check("rank", o.rank <= o.dim, o.rank, "≤ d = " + std::to_string(o.dim));
+  items.check("rank", o.rank <= o.dim, o.rank, "≤ d = " + number_text(o.dim));
   o.seed = items.unsigned_integer("seed", d.seed);
   o.skip = items.integer("skip", d.skip, 0);
   return o;
@@ -133,7 +126,7 @@ IllConditionedOptions ill_conditioned(const Items& items, index_t default_dim) {
   o.condition = items.real("kappa", d.condition);
   items.check("kappa", o.condition >= 1.0, o.condition, "≥ 1");
   o.ill_directions = items.integer("ill", d.ill_directions, 0);
-  items.check("ill", o.ill_directions <= o.dim, o.ill_directions, "≤ d = " + std::to_string(o.dim));
+  items.check("ill", o.ill_directions <= o.dim, o.ill_directions, "≤ d = " + number_text(o.dim));
   o.seed = items.unsigned_integer("seed", d.seed);
   o.skip = items.integer("skip", d.skip, 0);
   return o;
@@ -145,7 +138,7 @@ SparseClassificationOptions sparse_classification(const Items& items, index_t de
   o.dim = items.integer("d", default_dim > 0 ? default_dim : d.dim, 1);
   o.examples = items.integer("n", d.examples, 1);
   o.nonzeros = items.integer("nnz", std::min(d.nonzeros, o.dim), 1);
-  items.check("nnz", o.nonzeros <= o.dim, o.nonzeros, "≤ d = " + std::to_string(o.dim));
+  items.check("nnz", o.nonzeros <= o.dim, o.nonzeros, "≤ d = " + number_text(o.dim));
   o.zipf = items.real("zipf", d.zipf);
   items.check("zipf", o.zipf >= 0.0, o.zipf, "≥ 0");
   o.noise = items.real("noise", d.noise);

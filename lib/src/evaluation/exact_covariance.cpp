@@ -26,7 +26,7 @@ const BlockPartition& checked_partition(const BlockPartition& partition, const C
 }
 
 int checked_int(index_t value, const char* what) {
-  ADASKETCH_REQUIRE(value >= 1 && value <= INT_MAX, std::string(what) + " = " + std::to_string(value));
+  ADASKETCH_REQUIRE(value >= 1 && value <= INT_MAX, std::string(what) + " = " + number_text(value));
   return static_cast<int>(value);
 }
 
@@ -41,11 +41,11 @@ std::vector<double> tail_sums(const std::vector<double>& lambda, index_t ell) {
 }  // namespace
 
 double SketchError::fd_bound(index_t k, index_t ell, bool regularized) const {
-  ADASKETCH_REQUIRE(k >= 0 && k < ell, "k = " + std::to_string(k) + ", ell = " + std::to_string(ell));
+  ADASKETCH_REQUIRE(k >= 0 && k < ell, "k = " + number_text(k) + ", ell = " + number_text(ell));
   // tail stops at min(d, ℓ); beyond it the tail is 0 only when it already reached 0 (k ≥ d).
   const auto ku = static_cast<std::size_t>(k);
   ADASKETCH_REQUIRE(ku < tail.size() || (!tail.empty() && tail.back() == 0.0),
-                    "tail has " + std::to_string(tail.size()) + " entries");
+                    "tail has " + number_text(tail.size()) + " entries");
   const double bound = (ku < tail.size() ? tail[ku] : 0.0) / static_cast<double>(ell - k);
   return regularized ? bound / 2.0 : bound;  // RFD paper Thm. 3, eq. (6) (α₀ = 0): half the FD bound
 }
@@ -84,15 +84,15 @@ class ExactCovariance::Impl {
     double* row = rows_slices_.data() + buffered_;  // row `buffered_` of the batch; entry j at j·lld
     if (a.is_dense()) {
       ADASKETCH_REQUIRE(values.size() == static_cast<std::size_t>(dp),
-                        "dense row has " + std::to_string(values.size()) + " local entries, expected " +
-                            std::to_string(dp));
+                        "dense row has " + number_text(values.size()) + " local entries, expected " +
+                            number_text(dp));
       for (int j = 0; j < dp; ++j) row[j * lld] = values[j];
     } else {
       const auto indices = a.indices();
-      ADASKETCH_REQUIRE(indices.size() == values.size(), "sparse row has " + std::to_string(indices.size()) +
-                                                             " indices and " + std::to_string(values.size()) + " values");
+      ADASKETCH_REQUIRE(indices.size() == values.size(), "sparse row has " + number_text(indices.size()) +
+                                                             " indices and " + number_text(values.size()) + " values");
       for (const index_t j : indices)
-        ADASKETCH_REQUIRE(j >= 0 && j < dp, "local index " + std::to_string(j) + " outside [0, " + std::to_string(dp) + ")");
+        ADASKETCH_REQUIRE(j >= 0 && j < dp, "local index " + number_text(j) + " outside [0, " + number_text(dp) + ")");
       for (int j = 0; j < dp; ++j) row[j * lld] = 0.0;
       for (std::size_t k = 0; k < indices.size(); ++k) row[static_cast<std::size_t>(indices[k]) * lld] += values[k];
     }
@@ -120,8 +120,8 @@ class ExactCovariance::Impl {
 
   SketchError evaluate(const Sketch& sketch) {
     ADASKETCH_REQUIRE(sketch.partition().dim() == partition_.dim() && sketch.partition().parts() == partition_.parts(),
-                      "sketch of dimension " + std::to_string(sketch.partition().dim()) + " over " +
-                          std::to_string(sketch.partition().parts()) + " ranks");
+                      "sketch of dimension " + number_text(sketch.partition().dim()) + " over " +
+                          number_text(sketch.partition().parts()) + " ranks");
     const std::vector<double>& lambda = covariance_eigenvalues();
     // E = (α₀I + AᵀA) − (αI + BᵀB) (RFD paper §5.1): B (R×d) arrives feature-major, i.e.
     // column-major R×d_p in the 1×P layout.

@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <bit>
-#include <charconv>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -87,12 +86,6 @@ std::uint64_t replicated_offset(const std::vector<Field>& fields, const std::vec
   return 0;
 }
 
-std::string number(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
 // The header and table of an open checkpoint, validated (the table only when asked).
 struct Front {
   detail::DecodedHeader decoded;
@@ -108,7 +101,7 @@ Front read_front(const detail::CollectiveFile& file, const std::string& path, bo
       !std::equal(h.begin(), h.begin() + sizeof detail::kCheckpointMagic, detail::kCheckpointMagic))
     throw InputError(path, 0, "not an adasketch checkpoint file (magic \"ADSKCKPT\" missing)");
   if (have < h.size())
-    throw InputError(path, 0, "truncated checkpoint file: " + std::to_string(size) + " bytes, shorter than the 512-byte header");
+    throw InputError(path, 0, "truncated checkpoint file: " + number_text(size) + " bytes, shorter than the 512-byte header");
   Front front;
   front.decoded = detail::decode_header(h.data(), path, size);
   if (const std::uint64_t n = front.decoded.extension; n > 0) {
@@ -130,9 +123,9 @@ void require_same_learner(const CheckpointHeader& header, const Learner& learner
   if (const auto diffs = spec_differences(header.spec, learner.spec()); !diffs.empty())
     what = diffs.front().field + " = " + diffs.front().saved + " in the checkpoint, " + diffs.front().given + " here";
   else if (header.dim != learner.partition().dim())
-    what = "d = " + std::to_string(header.dim) + " in the checkpoint, " + std::to_string(learner.partition().dim()) + " here";
+    what = "d = " + number_text(header.dim) + " in the checkpoint, " + number_text(learner.partition().dim()) + " here";
   else if (header.classes != learner.outputs())
-    what = "K = " + std::to_string(header.classes) + " in the checkpoint, " + std::to_string(learner.outputs()) + " here";
+    what = "K = " + number_text(header.classes) + " in the checkpoint, " + number_text(learner.outputs()) + " here";
   if (!what.empty())
     throw InputError(path, 0, "the checkpoint of " + detail::describe(header) + " does not fit the learner " +
                                   learner.name() + ": " + what);
@@ -142,16 +135,16 @@ void require_same_learner(const CheckpointHeader& header, const Learner& learner
 void require_same_fields(const std::vector<FieldEntry>& table, const std::vector<FieldEntry>& mine,
                          const CheckpointHeader& header, const std::string& path) {
   const auto shape = [](const FieldEntry& e) {
-    return "'" + e.name + "' (" + to_string(static_cast<Kind>(e.kind)) + ", " + std::to_string(e.items) + " × " +
-           std::to_string(e.width) + ")";
+    return "'" + e.name + "' (" + to_string(static_cast<Kind>(e.kind)) + ", " + number_text(e.items) + " × " +
+           number_text(e.width) + ")";
   };
   const std::string prefix = "the checkpoint of " + detail::describe(header) + " does not fit this learner: ";
   if (table.size() != mine.size())
-    throw InputError(path, 0, prefix + std::to_string(table.size()) + " state fields, the learner has " + std::to_string(mine.size()));
+    throw InputError(path, 0, prefix + number_text(table.size()) + " state fields, the learner has " + number_text(mine.size()));
   for (std::size_t i = 0; i < table.size(); ++i) {
     const FieldEntry &a = table[i], &b = mine[i];
     if (a.name != b.name || a.kind != b.kind || a.items != b.items || a.width != b.width)
-      throw InputError(path, 0, prefix + "field " + std::to_string(i) + " is " + shape(a) + ", the learner's is " + shape(b));
+      throw InputError(path, 0, prefix + "field " + number_text(i) + " is " + shape(a) + ", the learner's is " + shape(b));
     if (a.offset != b.offset) throw InputError(path, 0, "corrupt checkpoint file: field '" + a.name + "' at a wrong offset");
   }
 }
@@ -241,8 +234,8 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
     if (detail::checksum_part(part, 0) != front.table[i].checksum || (f.kind == Kind::flag && part[0] > 1))
       throw InputError(path, 0, "corrupt checkpoint file: checksum mismatch in field '" + f.name + "'");
     if (const auto v = static_cast<std::int64_t>(part[0]); f.kind == Kind::integer && (v < f.min || v > f.max))
-      throw InputError(path, 0, "corrupt checkpoint file: field '" + f.name + "' = " + std::to_string(v) + " is outside [" +
-                                    std::to_string(f.min) + ", " + std::to_string(f.max) + "]");
+      throw InputError(path, 0, "corrupt checkpoint file: field '" + f.name + "' = " + number_text(v) + " is outside [" +
+                                    number_text(f.min) + ", " + number_text(f.max) + "]");
     at += part.size();
   }
   // Blocks: each rank reads its own items straight into the learner.
@@ -280,7 +273,7 @@ std::string numbers(const std::vector<double>& values) {
   std::string out;
   for (const double v : values) {
     if (!out.empty()) out += ',';
-    out += number(v);
+    out += number_text(v);
   }
   return out;
 }
@@ -292,19 +285,19 @@ std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const Lea
     if (a != b) out.push_back({field, a, b});
   };
   const auto real = [&](const char* field, double a, double b) {
-    if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b)) out.push_back({field, number(a), number(b)});
+    if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b)) out.push_back({field, number_text(a), number_text(b)});
   };
   text("algorithm", saved.algorithm, given.algorithm);
   text("loss", to_string(saved.loss), to_string(given.loss));
-  text("classes", std::to_string(saved.classes), std::to_string(given.classes));
-  text("ell", std::to_string(saved.ell), std::to_string(given.ell));
+  text("classes", number_text(saved.classes), number_text(given.classes));
+  text("ell", number_text(saved.ell), number_text(given.ell));
   real("eta", saved.eta, given.eta);
   real("delta", saved.delta, given.delta);
   real("alpha0", saved.alpha0, given.alpha0);
   real("C", saved.C, given.C);
   real("sigma", saved.sigma, given.sigma);
   text("eta_schedule", to_string(saved.eta_schedule), to_string(given.eta_schedule));
-  text("seed", std::to_string(saved.seed), std::to_string(given.seed));
+  text("seed", number_text(saved.seed), number_text(given.seed));
   if (given.form != FormChoice::automatic)  // auto accepts the form the run took
     text("form", to_string(saved.form), to_string(given.form));
   real("lambda1", saved.lambda1, given.lambda1);

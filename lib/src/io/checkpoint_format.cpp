@@ -155,8 +155,8 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   if (get_at<std::uint64_t>(h, kHeaderSumAt) != fnv1a(h.data(), kHeaderSumAt)) throw corrupt(path, "header checksum mismatch");
   const auto version = get_at<std::uint32_t>(h, 8);
   if (version < kOldestVersion || version > kVersion)
-    throw InputError(path, 0, "checkpoint format version " + std::to_string(version) + " is not supported (this build reads " +
-                                  std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ")");
+    throw InputError(path, 0, "checkpoint format version " + number_text(version) + " is not supported (this build reads " +
+                                  number_text(kOldestVersion) + " to " + number_text(kVersion) + ")");
   DecodedHeader d;
   CheckpointHeader& out = d.header;
   LabelMap::Kind& labels = d.labels;
@@ -164,7 +164,7 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   d.version = version;
   const auto dim = get_at<std::uint64_t>(h, 16), classes = get_at<std::uint64_t>(h, 24);
   if (dim == 0 || dim > (std::uint64_t{1} << 50) || classes == 0 || classes > (1u << 20))
-    throw corrupt(path, "bad dimensions d = " + std::to_string(dim) + ", K = " + std::to_string(classes));
+    throw corrupt(path, "bad dimensions d = " + number_text(dim) + ", K = " + number_text(classes));
   out.dim = static_cast<index_t>(dim);
   out.classes = static_cast<int>(classes);
   LearnerSpec& s = out.spec;
@@ -179,20 +179,20 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
     throw corrupt(path, "bad algorithm, loss or schedule name");
   }
   const auto ell = get_at<std::uint64_t>(h, kSpecAt);
-  if ((ell == 0 && version < 3) || ell > (std::uint64_t{1} << 40)) throw corrupt(path, "bad ell = " + std::to_string(ell));
+  if ((ell == 0 && version < 3) || ell > (std::uint64_t{1} << 40)) throw corrupt(path, "bad ell = " + number_text(ell));
   s.ell = static_cast<index_t>(ell);
   double* reals[5] = {&s.eta, &s.delta, &s.alpha0, &s.C, &s.sigma};
   for (std::size_t i = 0; i < 5; ++i) *reals[i] = get_at<double>(h, kSpecAt + 8 + 8 * i);
   s.seed = get_at<std::uint64_t>(h, kSpecAt + 48);
   const std::uint64_t form = version < 3 ? get_at<std::uint64_t>(h, kFormAt) : get_at<std::uint32_t>(h, kFormAt);
-  if (form > static_cast<std::uint64_t>(FormChoice::sparse)) throw corrupt(path, "bad form code " + std::to_string(form));
+  if (form > static_cast<std::uint64_t>(FormChoice::sparse)) throw corrupt(path, "bad form code " + number_text(form));
   s.form = static_cast<FormChoice>(form);
   if (version >= 3) {
     d.extension = get_at<std::uint32_t>(h, kExtensionAt);
     const std::size_t run_bytes = version < kVersion ? 0 : kRunExtensionBytes + 8 * LabelMap::kMaxValues;
     if (d.extension < kExtensionFixedBytes + 8 || d.extension % 8 != 0 ||
         d.extension > kExtensionFixedBytes + 8 * kMaxOjaGamma + 8 + run_bytes)
-      throw corrupt(path, "bad spec extension size " + std::to_string(d.extension));
+      throw corrupt(path, "bad spec extension size " + number_text(d.extension));
   }
   try {
     s.loss = from_string<LossKind>(loss_name);
@@ -204,7 +204,7 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
     out.run.labels = listed(labels) ? LabelMap::of_loss(loss) : LabelMap(labels, std::max(out.classes, 2));
     if (!out.run.labels.fits(loss)) throw InvalidArgument("label map");
   } catch (const InvalidArgument&) {
-    throw corrupt(path, "the loss '" + loss_name + "', K = " + std::to_string(classes) + " and the label map do not fit");
+    throw corrupt(path, "the loss '" + loss_name + "', K = " + number_text(classes) + " and the label map do not fit");
   }
   out.ranks = static_cast<int>(std::min<std::uint64_t>(get_at<std::uint64_t>(h, kRanksAt), 1u << 30));
   TrainingState& t = out.run.state;
@@ -231,15 +231,15 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   d.fields = get_at<std::uint64_t>(h, kFieldsAt);
   d.size = get_at<std::uint64_t>(h, kSizeAt);
   d.table_sum = get_at<std::uint64_t>(h, kTableSumAt);
-  if (d.fields == 0 || d.fields > kMaxFields) throw corrupt(path, "bad field count " + std::to_string(d.fields));
+  if (d.fields == 0 || d.fields > kMaxFields) throw corrupt(path, "bad field count " + number_text(d.fields));
   if (d.size != actual_size || d.size < kCheckpointHeaderBytes + d.extension)
     throw InputError(path, 0, std::string(actual_size < d.size ? "truncated" : "corrupt") + " checkpoint file: " +
-                                  std::to_string(actual_size) + " bytes, the header says " + std::to_string(d.size));
+                                  number_text(actual_size) + " bytes, the header says " + number_text(d.size));
   // Every learner keeps d × K weights (or their lazy part) as a block: a file too small for them
   // cannot be a checkpoint of this d (and the learner is never allocated for it).
   if (dim > d.size / 8 / classes)
-    throw corrupt(path, "d = " + std::to_string(dim) + ", K = " + std::to_string(classes) + " do not fit in " +
-                            std::to_string(d.size) + " bytes");
+    throw corrupt(path, "d = " + number_text(dim) + ", K = " + number_text(classes) + " do not fit in " +
+                            number_text(d.size) + " bytes");
   return d;
 }
 
@@ -297,14 +297,14 @@ std::vector<FieldEntry> decode_table(const unsigned char* bytes, const DecodedHe
     if (e.name.empty() || get_at<std::uint64_t>(row, kNameBytes + 40) != 0 || e.width == 0 ||
         e.items > decoded.size / 8 || e.width > decoded.size / 8 || e.items * e.width > decoded.size / 8 ||
         e.offset > decoded.size - 8 * e.items * e.width)
-      throw corrupt(path, "bad field table entry " + std::to_string(i));
+      throw corrupt(path, "bad field table entry " + number_text(i));
   }
   return entries;
 }
 
 std::string describe(const CheckpointHeader& header) {
-  return header.spec.algorithm + " (" + to_string(header.spec.loss) + " loss, d = " + std::to_string(header.dim) +
-         ", K = " + std::to_string(header.classes) + ", ell = " + std::to_string(header.spec.ell) + ")";
+  return header.spec.algorithm + " (" + to_string(header.spec.loss) + " loss, d = " + number_text(header.dim) +
+         ", K = " + number_text(header.classes) + ", ell = " + number_text(header.spec.ell) + ")";
 }
 
 }  // namespace adasketch::detail

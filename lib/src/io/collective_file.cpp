@@ -25,7 +25,7 @@ constexpr std::int64_t kChunk = std::int64_t{1} << 26;  // doubles per MPI-IO ca
 std::string mpi_text(int rc) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
-  if (MPI_Error_string(rc, text, &length) != MPI_SUCCESS) return "MPI error " + std::to_string(rc);
+  if (MPI_Error_string(rc, text, &length) != MPI_SUCCESS) return "MPI error " + number_text(rc);
   return std::string(text, static_cast<std::size_t>(length));
 }
 
@@ -116,7 +116,7 @@ void CollectiveFile::close() {
 }
 
 void CollectiveFile::read_bytes(MPI_Offset offset, unsigned char* data, std::size_t count) const {
-  if (count > static_cast<std::size_t>(INT_MAX)) fail("read of " + std::to_string(count) + " bytes", MPI_ERR_COUNT);
+  if (count > static_cast<std::size_t>(INT_MAX)) fail("read of " + number_text(count) + " bytes", MPI_ERR_COUNT);
   MPI_Status status;
   check(MPI_File_read_at_all(file_, offset, data, static_cast<int>(count), MPI_BYTE, &status), "MPI_File_read_at_all");
   int done = 0;
@@ -126,7 +126,7 @@ void CollectiveFile::read_bytes(MPI_Offset offset, unsigned char* data, std::siz
 }
 
 void CollectiveFile::write_bytes_root(MPI_Offset offset, const unsigned char* data, std::size_t count) const {
-  if (count > static_cast<std::size_t>(INT_MAX)) fail("write of " + std::to_string(count) + " bytes", MPI_ERR_COUNT);
+  if (count > static_cast<std::size_t>(INT_MAX)) fail("write of " + number_text(count) + " bytes", MPI_ERR_COUNT);
   const int n = comm_.rank() == 0 ? static_cast<int>(count) : 0;
   MPI_Status status;
   check(MPI_File_write_at_all(file_, offset, data, n, MPI_BYTE, &status), "MPI_File_write_at_all");

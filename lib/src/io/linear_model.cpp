@@ -16,6 +16,7 @@
 #include "adasketch/error.hpp"
 #include "collective_file.hpp"
 #include "../learners/nonzeros.hpp"
+#include "../learners/softmax_layout.hpp"
 
 namespace adasketch {
 
@@ -54,7 +55,7 @@ void allocate_everywhere(const Communicator& comm, std::vector<double>& v, std::
   } catch (const std::bad_alloc&) {
     failed = 1;
   }
-  if (comm.allreduce_max(failed) != 0) throw Error("out of memory for the model weights (" + std::to_string(n) + " doubles per rank)");
+  if (comm.allreduce_max(failed) != 0) throw Error("out of memory for the model weights (" + number_text(n) + " doubles per rank)");
 }
 
 // The header checksum: FNV-1a of bytes 0..119, then (version 2) of the label values' bytes.
@@ -78,7 +79,7 @@ std::vector<double> read_label_values(const detail::CollectiveFile& file, const 
   if (get<std::uint32_t>(h, 8) != kVersion) return {};
   const auto count = get<std::uint64_t>(h, kValuesAt);
   if (count > LabelMap::kMaxValues || static_cast<MPI_Offset>(kHeaderBytes + 8 * count) > size)
-    throw InputError(path, 0, "corrupt model file: bad number of label values " + std::to_string(count));
+    throw InputError(path, 0, "corrupt model file: bad number of label values " + number_text(count));
   std::vector<double> values(count);
   file.read_bytes(size - static_cast<MPI_Offset>(8 * count), reinterpret_cast<unsigned char*>(values.data()), 8 * count);
   return values;
@@ -91,8 +92,8 @@ Header decode(const HeaderBytes& h, std::span<const double> values, const std::s
   if (get<std::uint64_t>(h, kHeaderSumAt) != header_checksum(h, values)) throw corrupt("header checksum mismatch");
   const auto version = get<std::uint32_t>(h, 8);
   if (version != kVersion && version != kPlainVersion)
-    throw InputError(path, 0, "model format version " + std::to_string(version) + " is not supported (this build reads " +
-                                  std::to_string(kPlainVersion) + " and " + std::to_string(kVersion) + ")");
+    throw InputError(path, 0, "model format version " + number_text(version) + " is not supported (this build reads " +
+                                  number_text(kPlainVersion) + " and " + number_text(kVersion) + ")");
   Header out;
   if (!LabelMap::kind_from_code(get<std::uint32_t>(h, 12), out.labels)) throw corrupt("unknown label map code");
   out.dim = get<std::uint64_t>(h, 16);
@@ -105,15 +106,15 @@ Header decode(const HeaderBytes& h, std::span<const double> values, const std::s
       std::any_of(h.begin() + kReservedAt, h.begin() + kReservedAt + kReservedBytes, [](unsigned char c) { return c != 0; }))
     throw corrupt("reserved bytes are not zero");
   if (version == kVersion) out.bias = get<double>(h, kBiasAt);
-  if (!std::isfinite(out.bias) || out.bias < 0.0) throw corrupt("bad bias " + std::to_string(out.bias));
+  if (!std::isfinite(out.bias) || out.bias < 0.0) throw corrupt("bad bias " + number_text(out.bias));
   const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max());
   if (out.dim < (out.bias > 0.0 ? 2u : 1u) || out.classes == 0 || out.classes > (1u << 20) ||
       out.dim > (max - kHeaderBytes - 8 * values.size()) / 8 / out.classes)
-    throw corrupt("bad dimensions d = " + std::to_string(out.dim) + ", K = " + std::to_string(out.classes));
+    throw corrupt("bad dimensions d = " + number_text(out.dim) + ", K = " + number_text(out.classes));
   const auto expected = static_cast<MPI_Offset>(kHeaderBytes + 8 * out.dim * out.classes + 8 * values.size());
   if (size != expected)
     throw InputError(path, 0, std::string(size < expected ? "truncated" : "corrupt") + " model file: " +
-                                  std::to_string(size) + " bytes, expected 128 + 8·d·K + 8·L = " + std::to_string(expected));
+                                  number_text(size) + " bytes, expected 128 + 8·d·K + 8·L = " + number_text(expected));
   return out;
 }
 
@@ -125,7 +126,7 @@ LabelMap decoded_map(const Header& header, std::vector<double> values, const std
     if (values.empty()) return LabelMap(header.labels, std::max(static_cast<int>(header.classes), 2));
   } catch (const InvalidArgument&) {
   }
-  throw InputError(path, 0, "corrupt model file: the label map code and its " + std::to_string(values.size()) +
+  throw InputError(path, 0, "corrupt model file: the label map code and its " + number_text(values.size()) +
                                 " label values do not agree");
 }
 
@@ -137,7 +138,7 @@ LinearModel::LinearModel(const Communicator& comm, const BlockPartition& partiti
   ADASKETCH_REQUIRE(labels.fits(loss), "label map " + labels.describe() + " for loss " + loss.name());
   ADASKETCH_REQUIRE(!algorithm_.empty() && algorithm_.size() < kNameBytes, "algorithm = '" + algorithm_ + "'");
   ADASKETCH_REQUIRE(std::isfinite(bias) && bias >= 0.0 && (bias == 0.0 || partition.dim() >= 2),
-                    "bias = " + std::to_string(bias) + " with d = " + std::to_string(partition.dim()));
+                    "bias = " + number_text(bias) + " with d = " + number_text(partition.dim()));
 }
 
 LinearModel::LinearModel(const Learner& learner, const LabelMap& labels, double bias)
@@ -148,10 +149,10 @@ LinearModel::LinearModel(const Learner& learner, const LabelMap& labels, double 
 
 void LinearModel::predict(const LocalRow& x, std::span<double> scores) const {
   const auto K = static_cast<std::size_t>(outputs());
-  ADASKETCH_REQUIRE(scores.size() >= K, "scores.size() = " + std::to_string(scores.size()));
+  ADASKETCH_REQUIRE(scores.size() >= K, "scores.size() = " + number_text(scores.size()));
   std::fill(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(K), 0.0);
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) scores[k] += v * weights_[j * K + k];
+    for (std::size_t k = 0; k < K; ++k) scores[k] += v * weights_[class_entry(j, k, K)];
   });
   comm_.allreduce_sum(scores.first(K));
 }
@@ -218,7 +219,7 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
   if (std::memcmp(h.data(), kMagic, std::min(have, sizeof kMagic)) != 0 || have == 0)
     throw InputError(path, 0, "not an adasketch model file (magic \"ADSKMODL\" missing)");
   if (have < kHeaderBytes)
-    throw InputError(path, 0, "truncated model file: " + std::to_string(size) + " bytes, shorter than the 128-byte header");
+    throw InputError(path, 0, "truncated model file: " + number_text(size) + " bytes, shorter than the 128-byte header");
   std::vector<double> values = read_label_values(file, h, path, size);
   const Header header = decode(h, values, path, size);
   const auto K = static_cast<int>(header.classes);
@@ -226,17 +227,17 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
     try {
       return Loss(from_string<LossKind>(header.loss), K);
     } catch (const InvalidArgument&) {
-      throw InputError(path, 0, "corrupt model file: unknown loss '" + header.loss + "' with K = " + std::to_string(K));
+      throw InputError(path, 0, "corrupt model file: unknown loss '" + header.loss + "' with K = " + number_text(K));
     }
   }();
   const LabelMap labels = decoded_map(header, std::move(values), path);
   if (loss.outputs() != K || !labels.fits(loss))
-    throw InputError(path, 0, "corrupt model file: K = " + std::to_string(K) + " and the label map " + labels.describe() +
+    throw InputError(path, 0, "corrupt model file: K = " + number_text(K) + " and the label map " + labels.describe() +
                                   " do not fit the loss " + header.loss);
   const auto dim = static_cast<index_t>(header.dim);
   if (partition != nullptr && partition->dim() != dim)
-    throw InputError(path, 0, "the model has d = " + std::to_string(dim) + ", the given partition d = " +
-                                  std::to_string(partition->dim()));
+    throw InputError(path, 0, "the model has d = " + number_text(dim) + ", the given partition d = " +
+                                  number_text(partition->dim()));
   LinearModel model(comm, partition != nullptr ? *partition : BlockPartition(dim, comm.size()), header.algorithm, loss,
                     labels, header.bias);
   const index_t first = K * model.partition_.begin(comm.rank());
@@ -251,8 +252,8 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
   const index_t none = std::numeric_limits<index_t>::max();
   const index_t first_bad = comm.allreduce_min(bad == model.weights_.end() ? none : first + (bad - model.weights_.begin()));
   if (first_bad != none)
-    throw InputError(path, 0, "corrupt model file: weight W[" + std::to_string(first_bad / K) + ", " +
-                                  std::to_string(first_bad % K) + "] is not finite");
+    throw InputError(path, 0, "corrupt model file: weight W[" + number_text(first_bad / K) + ", " +
+                                  number_text(first_bad % K) + "] is not finite");
   return model;
 }
 

@@ -21,8 +21,8 @@ StateFields::Field& StateFields::add(const std::string& name, Kind kind) {
 }
 
 void StateFields::integer(const std::string& name, std::int64_t& value, std::int64_t min, std::int64_t max) {
-  ADASKETCH_REQUIRE(min <= value && value <= max, "field '" + name + "' = " + std::to_string(value) + " outside [" +
-                                                      std::to_string(min) + ", " + std::to_string(max) + "]");
+  ADASKETCH_REQUIRE(min <= value && value <= max, "field '" + name + "' = " + number_text(value) + " outside [" +
+                                                      number_text(min) + ", " + number_text(max) + "]");
   Field& f = add(name, Kind::integer);
   f.integer = &value;
   f.min = min;
@@ -43,11 +43,11 @@ void StateFields::array(const std::string& name, std::span<double> values) {
 
 void StateFields::block(const std::string& name, const BlockPartition& partition, int rank, index_t width,
                         std::span<double> local) {
-  ADASKETCH_REQUIRE(width >= 1, "width = " + std::to_string(width));
-  ADASKETCH_REQUIRE(rank >= 0 && rank < partition.parts(), "rank = " + std::to_string(rank));
+  ADASKETCH_REQUIRE(width >= 1, "width = " + number_text(width));
+  ADASKETCH_REQUIRE(rank >= 0 && rank < partition.parts(), "rank = " + number_text(rank));
   ADASKETCH_REQUIRE(static_cast<index_t>(local.size()) == partition.size(rank) * width,
-                    "field '" + name + "': local.size() = " + std::to_string(local.size()) + ", expected " +
-                        std::to_string(partition.size(rank) * width));
+                    "field '" + name + "': local.size() = " + number_text(local.size()) + ", expected " +
+                        number_text(partition.size(rank) * width));
   Field& f = add(name, Kind::block);
   f.items = partition.dim();
   f.width = width;
@@ -57,8 +57,8 @@ void StateFields::block(const std::string& name, const BlockPartition& partition
 
 std::span<double> StateFields::staged_block(const std::string& name, const BlockPartition& partition, int rank,
                                             index_t width) {
-  ADASKETCH_REQUIRE(width >= 1, "width = " + std::to_string(width));
-  ADASKETCH_REQUIRE(rank >= 0 && rank < partition.parts(), "rank = " + std::to_string(rank));
+  ADASKETCH_REQUIRE(width >= 1, "width = " + number_text(width));
+  ADASKETCH_REQUIRE(rank >= 0 && rank < partition.parts(), "rank = " + number_text(rank));
   auto storage = std::make_shared<std::vector<double>>(static_cast<std::size_t>(partition.size(rank) * width), 0.0);
   block(name, partition, rank, width, *storage);
   staged_.push_back(std::move(storage));

@@ -9,7 +9,7 @@
 namespace adasketch::detail {
 
 BoxProjection::BoxProjection(index_t K) : K_(K) {
-  ADASKETCH_REQUIRE(K >= 1, "K = " + std::to_string(K));
+  ADASKETCH_REQUIRE(K >= 1, "K = " + number_text(K));
   const auto n = static_cast<std::size_t>(K);
   active_.reserve(n);
   in_active_.assign(n, false);
@@ -83,7 +83,7 @@ void BoxProjection::solve(std::span<const double> M, std::span<const double> z0,
     if (p < 0) return;  // primal feasible, dual feasible, complementary: the KKT point
     const double s = z_[p] > 0.0 ? 1.0 : -1.0;
     for (;;) {  // raise λ_p by s·t, keeping z_W at its bounds
-      if (++steps_ > max_steps) throw NumericError("box projection: no convergence in " + std::to_string(max_steps) + " steps");
+      if (++steps_ > max_steps) throw NumericError("box projection: no convergence in " + number_text(max_steps) + " steps");
       const double schur = direction(M, p);
       const double full = (s * score(p) - C) / schur;  // z_p reaches s·C
       double partial = full;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -15,6 +14,7 @@
 #include "dense_slice.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
 
@@ -22,33 +22,25 @@ namespace {
 
 using Placement = CompAdaGradOptions::Placement;
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 void require(bool ok, const std::string& what) {
   if (!ok) throw InvalidArgument("CompAdaGrad: " + what);
 }
 
 void validate(const CompAdaGradOptions& o) {
-  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number(o.eta));
+  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number_text(o.eta));
   // 1/δ of a subnormal δ overflows (the complement's B = (τD + ηλ₂)⁻¹ with G⊥ = 0).
   require(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
-          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number(o.delta));
-  require(std::isfinite(o.tau) && o.tau >= 0.0, "tau must be >= 0 and finite, got " + number(o.tau));
-  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0, "lambda1 must be >= 0 and finite, got " + number(o.lambda1));
-  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0, "lambda2 must be >= 0 and finite, got " + number(o.lambda2));
+          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number_text(o.delta));
+  require(std::isfinite(o.tau) && o.tau >= 0.0, "tau must be >= 0 and finite, got " + number_text(o.tau));
+  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0, "lambda1 must be >= 0 and finite, got " + number_text(o.lambda1));
+  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0, "lambda2 must be >= 0 and finite, got " + number_text(o.lambda2));
   require(o.tau > 0.0 || o.lambda2 > 0.0,
           "tau = 0 needs lambda2 > 0: without either the complement step min ⟨P⊥g, x⟩ is unbounded");
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
-          "rank_tolerance must be in [0, 1), got " + number(o.rank_tolerance));
+          "rank_tolerance must be in [0, 1), got " + number_text(o.rank_tolerance));
   require(o.lasso_tolerance > 0.0 && o.lasso_tolerance < 1.0,
-          "lasso_tolerance must be in (0, 1), got " + number(o.lasso_tolerance));
-  require(o.lasso_max_iterations >= 1, "lasso_max_iterations must be >= 1, got " + std::to_string(o.lasso_max_iterations));
+          "lasso_tolerance must be in (0, 1), got " + number_text(o.lasso_tolerance));
+  require(o.lasso_max_iterations >= 1, "lasso_max_iterations must be >= 1, got " + number_text(o.lasso_max_iterations));
 }
 
 // Unpacks the lower triangle packed row by row (a(a+1)/2 + b, b ≤ a) into a full symmetric k × k.
@@ -76,9 +68,9 @@ CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partiti
   validate(options);
   const index_t N = partition.dim() * classes_;
   n_ = detail::next_power_of_two(N);
-  require(options.k >= 0 && options.k <= n_, "k (ell) must be in [0, n] with n = " + std::to_string(n_) +
-                                                 " (d·K = " + std::to_string(N) + " padded to a power of two), got " +
-                                                 std::to_string(options.k));
+  require(options.k >= 0 && options.k <= n_, "k (ell) must be in [0, n] with n = " + number_text(n_) +
+                                                 " (d·K = " + number_text(N) + " padded to a power of two), got " +
+                                                 number_text(options.k));
   k_ = options.k;
   real_ = local_dim() * classes_;
   const int rank = comm.rank();
@@ -172,12 +164,12 @@ void CompAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) c
   for (index_t c = 0; c < K; ++c) {
     const std::span<double> part = out.subspan(sz(c * k), sz(k));
     if (x.is_dense()) {  // a ⊗ e_c on the interleaved layout
-      for (std::size_t j = 0; j < v.size(); ++j) class_row_[j * sz(K) + sz(c)] = v[j];
+      for (std::size_t j = 0; j < v.size(); ++j) class_row_[class_entry(j, sz(c), sz(K))] = v[j];
       srht_->forward(class_row_, part);
-      for (std::size_t j = 0; j < v.size(); ++j) class_row_[j * sz(K) + sz(c)] = 0.0;
+      for (std::size_t j = 0; j < v.size(); ++j) class_row_[class_entry(j, sz(c), sz(K))] = 0.0;
     } else {
       const auto idx = x.indices();
-      for (std::size_t i = 0; i < idx.size(); ++i) class_indices_[i] = idx[i] * K + c;
+      for (std::size_t i = 0; i < idx.size(); ++i) class_indices_[i] = class_entry(idx[i], c, K);
       srht_->forward_sparse(std::span<const index_t>(class_indices_).first(idx.size()), v, part);
     }
   }
@@ -191,13 +183,13 @@ void CompAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) con
   for (std::size_t c = 0; c < K; ++c)
     for (std::size_t a = 0; a < k; ++a) out[c] += products_[c * k + a] * coef_[a];  // (Π̃_p(a⊗e_c))ᵀc sums over ranks
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t c = 0; c < K; ++c) out[c] += v * perp_[j * K + c];
+    for (std::size_t c = 0; c < K; ++c) out[c] += v * perp_[class_entry(j, c, K)];
   });
 }
 
 void CompAdaGrad::weights(std::span<double> out) const {
-  ADASKETCH_REQUIRE(out.size() >= sz(real_), "out.size() = " + std::to_string(out.size()) + ", needs " +
-                                                 std::to_string(real_));
+  ADASKETCH_REQUIRE(out.size() >= sz(real_), "out.size() = " + number_text(out.size()) + ", needs " +
+                                                 number_text(real_));
   std::vector<double> range(perp_.size());
   srht_->transpose(coef_, range);  // x = Π̃ᵀc + x⊥
   for (std::size_t e = 0; e < sz(real_); ++e) out[e] = range[e] + perp_[e];
@@ -222,7 +214,7 @@ void CompAdaGrad::update_complement(const LocalRow& x) {
   for (double& h : perp_grad_) h = -h;
   const std::size_t K = sz(classes_);
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t c = 0; c < K; ++c) perp_grad_[j * K + c] += v * dscores_[c];
+    for (std::size_t c = 0; c < K; ++c) perp_grad_[class_entry(j, c, K)] += v * dscores_[c];
   });
   for (std::size_t j = 0; j < perp_grad_.size(); ++j) {
     perp_sq_[j] += perp_grad_[j] * perp_grad_[j];
@@ -329,7 +321,7 @@ StepResult CompAdaGrad::do_step(const LocalRow& x, double label) {
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   add_local_products(x, std::span<double>(reduce_).first(k * K));
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t c = 0; c < K; ++c) reduce_[k * K + c] += v * perp_[j * K + c];
+    for (std::size_t c = 0; c < K; ++c) reduce_[k * K + c] += v * perp_[class_entry(j, c, K)];
   });
   comm().allreduce_sum(reduce_);  // the step's first Allreduce: Π̃(a⊗e_κ) and (a⊗e_κ)ᵀx⊥, kK + K numbers
   for (std::size_t c = 0; c < K; ++c) {

@@ -13,8 +13,6 @@ namespace adasketch::detail {
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 double soft_threshold(double v, double t) { return v > t ? v - t : v < -t ? v + t : 0.0; }
 
 }  // namespace
@@ -269,8 +267,8 @@ CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::sp
     candidate = true;
     ++done.newton;
   }
-  throw NumericError("CompAdaGrad ℓ1 step: the LASSO did not reach its tolerance in " + std::to_string(done.newton) +
-                     " Newton, " + std::to_string(done.face) + " feature-sign and " + std::to_string(done.proximal) +
+  throw NumericError("CompAdaGrad ℓ1 step: the LASSO did not reach its tolerance in " + number_text(done.newton) +
+                     " Newton, " + number_text(done.face) + " feature-sign and " + number_text(done.proximal) +
                      " proximal-gradient steps");
 }
 

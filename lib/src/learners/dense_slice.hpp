@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "adasketch/number_text.hpp"
 #include "adasketch/sketch/local_row.hpp"
 
 namespace adasketch::detail {
@@ -28,11 +29,11 @@ inline bool slice_ok(const LocalRow& x, index_t local_dim) noexcept {
 inline std::string bad_slice_message(const LocalRow& x, index_t local_dim) {
   if (slice_ok(x, local_dim)) return "another rank's slice of the example is malformed";
   if (x.is_dense())
-    return "dense row has " + std::to_string(x.values().size()) + " local entries, expected " + std::to_string(local_dim);
+    return "dense row has " + number_text(x.values().size()) + " local entries, expected " + number_text(local_dim);
   if (x.indices().size() != x.values().size())
-    return "sparse row has " + std::to_string(x.indices().size()) + " indices and " + std::to_string(x.values().size()) +
+    return "sparse row has " + number_text(x.indices().size()) + " indices and " + number_text(x.values().size()) +
            " values";
-  return "sparse row indices must be ascending local indices in [0, " + std::to_string(local_dim) + ")";
+  return "sparse row indices must be ascending local indices in [0, " + number_text(local_dim) + ")";
 }
 
 /// out = x as a dense slice of out.size() features (zero when x is not a valid slice).

@@ -9,6 +9,7 @@
 #include "adasketch/error.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
 
@@ -18,11 +19,11 @@ DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, index_t dim, const Lo
 DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                  const DiagonalAdaGradOptions& options)
     : Learner(comm, partition, loss), options_(options) {
-  ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta > 0.0, "eta = " + std::to_string(options.eta));
+  ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta > 0.0, "eta = " + number_text(options.eta));
   ADASKETCH_REQUIRE(std::isfinite(options.delta) && options.delta >= std::numeric_limits<double>::min(),
-                    "delta = " + std::to_string(options.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
-  ADASKETCH_REQUIRE(std::isfinite(options.lambda1) && options.lambda1 >= 0.0, "lambda1 = " + std::to_string(options.lambda1));
-  ADASKETCH_REQUIRE(std::isfinite(options.lambda2) && options.lambda2 >= 0.0, "lambda2 = " + std::to_string(options.lambda2));
+                    "delta = " + number_text(options.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
+  ADASKETCH_REQUIRE(std::isfinite(options.lambda1) && options.lambda1 >= 0.0, "lambda1 = " + number_text(options.lambda1));
+  ADASKETCH_REQUIRE(std::isfinite(options.lambda2) && options.lambda2 >= 0.0, "lambda2 = " + number_text(options.lambda2));
   const auto entries = static_cast<std::size_t>(local_dim() * outputs());
   state_.assign(entries, 0.0);
   sum_square_.assign(entries, 0.0);
@@ -92,7 +93,7 @@ void DiagonalAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out)
   const std::size_t K = out.size();
   const index_t t = steps();
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) out[k] += v * weight(j * K + k, t);
+    for (std::size_t k = 0; k < K; ++k) out[k] += v * weight(class_entry(j, k, K), t);
   });
 }
 
@@ -105,8 +106,8 @@ StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
   if (lazy_shrink())  // bring x's entries up to date: w_t
     detail::for_each_nonzero(x, [&](std::size_t j, double) {
       for (std::size_t k = 0; k < K; ++k) {
-        state_[j * K + k] = weight(j * K + k, before);
-        last_[j * K + k] = static_cast<double>(before);
+        state_[class_entry(j, k, K)] = weight(class_entry(j, k, K), before);
+        last_[class_entry(j, k, K)] = static_cast<double>(before);
       }
     });
   add_local_scores(x, scores_);
@@ -117,14 +118,14 @@ StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
   loss().derivative(scores_, label, dscores_);
   if (std::all_of(dscores_.begin(), dscores_.end(), [](double g) { return g == 0.0; })) return result;
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) update(j * K + k, v * dscores_[k], before + 1);  // g_jk = x_j ∂ℓ/∂p_k
+    for (std::size_t k = 0; k < K; ++k) update(class_entry(j, k, K), v * dscores_[k], before + 1);  // g_jk = x_j ∂ℓ/∂p_k
   });
   return result;
 }
 
 void DiagonalAdaGrad::weights(std::span<double> out) const {
-  ADASKETCH_REQUIRE(out.size() >= state_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
-                                                     std::to_string(state_.size()));
+  ADASKETCH_REQUIRE(out.size() >= state_.size(), "out.size() = " + number_text(out.size()) + ", needs " +
+                                                     number_text(state_.size()));
   const index_t t = steps();
   for (std::size_t e = 0; e < state_.size(); ++e) out[e] = weight(e, t);
 }

@@ -10,6 +10,7 @@
 #include "adasketch/error.hpp"
 #include "dense_slice.hpp"
 #include "nonzeros.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
 
@@ -18,13 +19,11 @@ namespace {
 constexpr int kOne = 1;
 constexpr char kStagedG[] = "full.G";
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 const FullAdaGradOptions& checked(const FullAdaGradOptions& o) {
-  ADASKETCH_REQUIRE(std::isfinite(o.eta) && o.eta > 0.0, "eta = " + std::to_string(o.eta));
+  ADASKETCH_REQUIRE(std::isfinite(o.eta) && o.eta > 0.0, "eta = " + number_text(o.eta));
   ADASKETCH_REQUIRE(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
-                    "delta = " + std::to_string(o.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
-  ADASKETCH_REQUIRE(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0, "rank_tolerance = " + std::to_string(o.rank_tolerance));
+                    "delta = " + number_text(o.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
+  ADASKETCH_REQUIRE(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0, "rank_tolerance = " + number_text(o.rank_tolerance));
   return o;
 }
 
@@ -105,7 +104,7 @@ LearnerSpec FullAdaGrad::spec() const {
 }
 
 void FullAdaGrad::weights(std::span<double> out) const {
-  ADASKETCH_REQUIRE(out.size() >= w_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " + std::to_string(w_.size()));
+  ADASKETCH_REQUIRE(out.size() >= w_.size(), "out.size() = " + number_text(out.size()) + ", needs " + number_text(w_.size()));
   std::copy(w_.begin(), w_.end(), out.begin());
 }
 
@@ -113,7 +112,7 @@ void FullAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) con
   if (!detail::slice_ok(x, local_dim())) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, local_dim()));
   const std::size_t K = out.size();
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) out[k] += v * w_[j * K + k];
+    for (std::size_t k = 0; k < K; ++k) out[k] += v * w_[class_entry(j, k, K)];
   });
 }
 
@@ -160,7 +159,7 @@ StepResult FullAdaGrad::do_step(const LocalRow& x, double label) {
   // g = x ⊗ ∂ℓ/∂p in the feature layout (dual averaging: Σg += g in the second column).
   std::fill(g_.begin(), g_.begin() + static_cast<std::ptrdiff_t>(dpk), 0.0);
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) g_[j * K + k] = v * dscores_[k];
+    for (std::size_t k = 0; k < K; ++k) g_[class_entry(j, k, K)] = v * dscores_[k];
   });
   if (dual_averaging())
     for (std::size_t e = 0; e < dpk; ++e) g_[dpk + e] += g_[e];

@@ -12,6 +12,7 @@
 #include "box_projection.hpp"
 #include "dense_slice.hpp"
 #include "nonzeros.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
 
@@ -20,17 +21,15 @@ namespace {
 constexpr int kOne = 1;
 constexpr char kStagedInverse[] = "full.inverse";
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 const FullNewtonOptions& checked(const FullNewtonOptions& o) {
   ADASKETCH_REQUIRE(o.alpha != 0.0, "alpha = 0 (FULL-ON keeps A⁻¹ by rank-one updates; the pseudo-inverse of SON App. D "
                                     "needs a rank decision per step that a kept inverse cannot make exactly: use fd-son "
                                     "with alpha = 0 and ell ≥ d·K + 1, which is that algorithm; full_newton.hpp)");
   ADASKETCH_REQUIRE(std::isfinite(o.alpha) && o.alpha >= std::numeric_limits<double>::min(),
-                    "alpha = " + std::to_string(o.alpha) + " (needs a positive normal number: A_0 = αI is inverted)");
-  ADASKETCH_REQUIRE(o.C > 0.0, "C = " + std::to_string(o.C));  // +∞ allowed, NaN rejected
-  ADASKETCH_REQUIRE(std::isfinite(o.sigma) && o.sigma >= 0.0, "sigma = " + std::to_string(o.sigma));
-  ADASKETCH_REQUIRE(std::isfinite(o.eta) && o.eta >= 0.0, "eta = " + std::to_string(o.eta));
+                    "alpha = " + number_text(o.alpha) + " (needs a positive normal number: A_0 = αI is inverted)");
+  ADASKETCH_REQUIRE(o.C > 0.0, "C = " + number_text(o.C));  // +∞ allowed, NaN rejected
+  ADASKETCH_REQUIRE(std::isfinite(o.sigma) && o.sigma >= 0.0, "sigma = " + number_text(o.sigma));
+  ADASKETCH_REQUIRE(std::isfinite(o.eta) && o.eta >= 0.0, "eta = " + number_text(o.eta));
   return o;
 }
 
@@ -100,7 +99,7 @@ double FullNewton::eta(index_t t) const noexcept {
 }
 
 void FullNewton::weights(std::span<double> out) const {
-  ADASKETCH_REQUIRE(out.size() >= u_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " + std::to_string(u_.size()));
+  ADASKETCH_REQUIRE(out.size() >= u_.size(), "out.size() = " + number_text(out.size()) + ", needs " + number_text(u_.size()));
   std::copy(u_.begin(), u_.end(), out.begin());
   if (options_.diag_rescale)
     for (std::size_t e = 0; e < diag_.size(); ++e) out[e] /= std::sqrt(diag_[e]);  // w = D^{-1/2}u
@@ -111,11 +110,11 @@ void FullNewton::add_local_scores(const LocalRow& x, std::span<double> out) cons
   const std::size_t K = out.size();
   if (options_.diag_rescale) {
     detail::for_each_nonzero(x, [&](std::size_t j, double v) {  // uᵀX_k, X_k = D^{-1/2}(x ⊗ e_k)
-      for (std::size_t k = 0; k < K; ++k) out[k] += u_[j * K + k] * (v / std::sqrt(diag_[j * K + k]));
+      for (std::size_t k = 0; k < K; ++k) out[k] += u_[class_entry(j, k, K)] * (v / std::sqrt(diag_[class_entry(j, k, K)]));
     });
   } else {
     detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-      for (std::size_t k = 0; k < K; ++k) out[k] += u_[j * K + k] * v;
+      for (std::size_t k = 0; k < K; ++k) out[k] += u_[class_entry(j, k, K)] * v;
     });
   }
 }
@@ -145,7 +144,7 @@ void FullNewton::build_class_rows() {
   std::fill(x_.begin(), x_.end(), 0.0);
   for (std::size_t j = 0; j < dp; ++j)
     for (std::size_t k = 0; k < K; ++k) {
-      const std::size_t e = j * K + k;  // X_k's entry for feature j
+      const std::size_t e = class_entry(j, k, K);  // X_k's entry for feature j
       x_[k * column + e] = options_.diag_rescale ? dense_[j] / std::sqrt(diag_[e]) : dense_[j];
     }
 }
@@ -158,7 +157,7 @@ void FullNewton::local_sums(bool ok) {
   double* norms = lower + K * (K + 1) / 2;
   for (std::size_t j = 0; j < dp; ++j)
     for (std::size_t k = 0; k < K; ++k) {
-      const std::size_t e = j * K + k;
+      const std::size_t e = class_entry(j, k, K);
       const double xk = x_[k * column + e];  // X_k is nonzero only at the entries j·K + k
       z[k] += u_[e] * xk;
       norms[k] += xk * xk;
@@ -216,7 +215,7 @@ StepResult FullNewton::do_step(const LocalRow& x, double label) {
   // SON §5.2: D takes the diagonal of g gᵀ, g = x ⊗ ∂ℓ/∂p in the original coordinates.
   if (options_.diag_rescale)
     detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-      for (std::size_t k = 0; k < K; ++k) diag_[j * K + k] += (dscores_[k] * v) * (dscores_[k] * v);
+      for (std::size_t k = 0; k < K; ++k) diag_[class_entry(j, k, K)] += (dscores_[k] * v) * (dscores_[k] * v);
     });
   double gg = 0.0, q = 0.0;  // ‖g‖² = Σ_k (∂ℓ/∂p_k)²‖X_k‖² (disjoint supports), q_g = ∂ℓᵀM∂ℓ = gᵀA⁻¹g
   for (std::size_t k = 0; k < K; ++k) {

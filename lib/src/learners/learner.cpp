@@ -49,7 +49,7 @@ Learner::Learner(const Communicator& comm, const BlockPartition& partition, cons
   // Learners store d_p × K weights (and a few such arrays): d·K must not overflow. Beyond
   // std::vector's limit, throw what the vector itself would throw for the exact size.
   if (dim > kMaxEntries / loss.outputs())
-    throw std::length_error("d × K = " + std::to_string(dim) + " × " + std::to_string(loss.outputs()) +
+    throw std::length_error("d × K = " + number_text(dim) + " × " + number_text(loss.outputs()) +
                             " weights: more than memory can address");
 }
 
@@ -57,10 +57,10 @@ StepResult Learner::step(const LocalRow& x, double label) {
   if (!std::isfinite(label)) throw InvalidArgument(name() + ": label is not finite");
   if (loss_.kind() == LossKind::softmax) {
     if (label < 0 || label >= outputs() || label != std::floor(label))
-      throw InvalidArgument(name() + ": softmax label must be an integer in [0, " + std::to_string(outputs()) +
-                            "), got " + std::to_string(label));
+      throw InvalidArgument(name() + ": softmax label must be an integer in [0, " + number_text(outputs()) +
+                            "), got " + number_text(label));
   } else if (loss_.is_classification() && label != 1.0 && label != -1.0) {
-    throw InvalidArgument(name() + ": binary label must be -1 or +1, got " + std::to_string(label));
+    throw InvalidArgument(name() + ": binary label must be -1 or +1, got " + number_text(label));
   }
   StepResult r;
   try {
@@ -85,13 +85,13 @@ std::string Learner::non_finite_diagnosis(const LocalRow& x, const std::string& 
   const auto v = x.values();
   const bool local_bad = std::any_of(v.begin(), v.end(), [](double a) { return !std::isfinite(a); });
   const std::string own = name() + ": ";
-  const std::string where = own + "step " + std::to_string(steps_ + 1) + ": " + (what.starts_with(own) ? what.substr(own.size()) : what);
+  const std::string where = own + "step " + number_text(steps_ + 1) + ": " + (what.starts_with(own) ? what.substr(own.size()) : what);
   if (comm_.allreduce_max(index_t{local_bad ? 1 : 0}) != 0) return where + ": the example has a non-finite feature value";
   return where + " although the example is finite: the model diverged (lower the step size η, or raise δ or α)";
 }
 
 void Learner::predict(const LocalRow& x, std::span<double> scores) const {
-  ADASKETCH_REQUIRE(static_cast<int>(scores.size()) >= outputs(), "scores.size() = " + std::to_string(scores.size()));
+  ADASKETCH_REQUIRE(static_cast<int>(scores.size()) >= outputs(), "scores.size() = " + number_text(scores.size()));
   std::fill(scores.begin(), scores.begin() + outputs(), 0.0);
   add_local_scores(x, scores.first(static_cast<std::size_t>(outputs())));
   comm_.allreduce_sum(scores.first(static_cast<std::size_t>(outputs())));

@@ -59,7 +59,7 @@ LossKind from_string<LossKind>(std::string_view text) {
 
 Loss::Loss(LossKind kind, int classes) : kind_(kind), outputs_(1) {
   if (kind_ == LossKind::softmax) {
-    ADASKETCH_REQUIRE(classes >= 2, "softmax classes = " + std::to_string(classes));
+    ADASKETCH_REQUIRE(classes >= 2, "softmax classes = " + number_text(classes));
     outputs_ = classes;
   }
 }

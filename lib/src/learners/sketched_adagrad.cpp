@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -14,6 +13,7 @@
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 #include "sketched_l1_prox.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
 
@@ -21,12 +21,6 @@ namespace {
 
 using Sketching = SketchedAdaGradOptions::Sketching;
 using Form = SketchedAdaGradOptions::Form;
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw InvalidArgument("SketchedAdaGrad: " + what);
@@ -36,17 +30,17 @@ void require(bool ok, const std::string& what) {
 // partition (feature j's K entries j·K … j·K+K−1 on j's owner), data in R^d.
 std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartition& features, const Loss& loss,
                                      const SketchedAdaGradOptions& o, SketchForm form) {
-  require(o.ell >= 1, "ell must be >= 1, got " + std::to_string(o.ell));
-  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number(o.eta));
+  require(o.ell >= 1, "ell must be >= 1, got " + number_text(o.ell));
+  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number_text(o.eta));
   // A subnormal δ is refused: 1/δ overflows (the preconditioner's null-space scale, ADA-FD eq. (6)).
   require(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
-          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number(o.delta));
+          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number_text(o.delta));
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
-          "rank_tolerance must be in [0, 1), got " + number(o.rank_tolerance));
-  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0, "lambda1 must be finite and >= 0, got " + number(o.lambda1));
-  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0, "lambda2 must be finite and >= 0, got " + number(o.lambda2));
+          "rank_tolerance must be in [0, 1), got " + number_text(o.rank_tolerance));
+  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0, "lambda1 must be finite and >= 0, got " + number_text(o.lambda1));
+  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0, "lambda2 must be finite and >= 0, got " + number_text(o.lambda2));
   require(o.prox_tolerance > 0.0 && o.prox_tolerance < 1.0,
-          "prox_tolerance must be in (0, 1), got " + number(o.prox_tolerance));
+          "prox_tolerance must be in (0, 1), got " + number_text(o.prox_tolerance));
   switch (o.sketching) {
     case Sketching::fd_gradients:
     case Sketching::fast_fd_gradients: {
@@ -65,8 +59,6 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartit
   }
   throw InvalidArgument("SketchedAdaGrad: unknown sketching");
 }
-
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
 
 }  // namespace
 
@@ -125,7 +117,7 @@ void SketchedAdaGrad::install_sketch(SketchForm form) {
     if (K > 1) {
       class_indices_.resize(sz(dp_ * K));
       for (index_t k = 0; k < K; ++k)
-        for (index_t j = 0; j < dp_; ++j) class_indices_[sz(k * dp_ + j)] = j * K + k;
+        for (index_t j = 0; j < dp_; ++j) class_indices_[sz(k * dp_ + j)] = class_entry(j, k, K);
       sparse_class_indices_.assign(sz(dp_), 0);
     }
   }
@@ -198,7 +190,7 @@ void SketchedAdaGrad::add_local_products(const LocalRow& x, std::span<double> ou
       idx = std::span<const index_t>(class_indices_).subspan(sz(k * dp_), sz(dp_));
     } else {
       const auto xi = x.indices();
-      for (std::size_t n = 0; n < xi.size(); ++n) sparse_class_indices_[n] = xi[n] * K + k;
+      for (std::size_t n = 0; n < xi.size(); ++n) sparse_class_indices_[n] = class_entry(xi[n], k, K);
       idx = std::span<const index_t>(sparse_class_indices_).first(xi.size());
     }
     sketch_->add_local_product(LocalRow::sparse(idx, x.values()), out.subspan(sz(k * R), sz(R)));
@@ -235,7 +227,7 @@ void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out)
 
 void SketchedAdaGrad::weights(std::span<double> out) const {
   const std::size_t n = lazy_.size();
-  ADASKETCH_REQUIRE(out.size() >= n, "out.size() = " + std::to_string(out.size()) + ", needs " + std::to_string(n));
+  ADASKETCH_REQUIRE(out.size() >= n, "out.size() = " + number_text(out.size()) + ", needs " + number_text(n));
   std::copy(lazy_.begin(), lazy_.end(), out.begin());
   if (sketches_gradients()) {
     sketch_->add_local_transpose_product(coef_, out.first(n));
@@ -245,7 +237,7 @@ void SketchedAdaGrad::weights(std::span<double> out) const {
     for (index_t k = 0; k < K; ++k) {
       std::fill(column.begin(), column.end(), 0.0);
       sketch_->add_local_transpose_product(std::span<const double>(coef_).subspan(sz(k * R), sz(R)), column);
-      for (index_t j = 0; j < dp_; ++j) out[sz(j * K + k)] += column[sz(j)];
+      for (index_t j = 0; j < dp_; ++j) out[sz(class_entry(j, k, K))] += column[sz(j)];
     }
   }
   const double scale = weight_scale(steps());
@@ -263,7 +255,7 @@ void SketchedAdaGrad::fold() {
     for (index_t k = 0; k < K; ++k) {
       std::fill(column.begin(), column.end(), 0.0);
       sketch_->add_local_transpose_product(std::span<const double>(coef_).subspan(sz(k * R), sz(R)), column);
-      for (index_t j = 0; j < dp_; ++j) lazy_[sz(j * K + k)] += column[sz(j)];
+      for (index_t j = 0; j < dp_; ++j) lazy_[sz(class_entry(j, k, K))] += column[sz(j)];
     }
   }
   std::fill(coef_.begin(), coef_.end(), 0.0);

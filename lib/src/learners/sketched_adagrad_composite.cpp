@@ -5,12 +5,11 @@
 #include "adasketch/learners/sketched_adagrad.hpp"
 #include "nonzeros.hpp"
 #include "sketched_l1_prox.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
 
 namespace {
-
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
 
 // Ridge mirror descent folds its global scale s into w̄ and c below this (rare: s shrinks by
 // δ/(δ + ηλ₂) per step); w̄ then holds at most 10¹⁵⁰ times the weights' magnitude.
@@ -96,7 +95,7 @@ void SketchedAdaGrad::add_local_weight_products(std::span<double> out) {
     return;
   }
   for (index_t k = 0; k < K; ++k) {
-    for (index_t j = 0; j < dp_; ++j) column_[sz(j)] = lazy_[sz(j * K + k)];
+    for (index_t j = 0; j < dp_; ++j) column_[sz(j)] = lazy_[sz(class_entry(j, k, K))];
     sketch_->add_local_product(LocalRow::dense(column_), out.subspan(sz(k * R), sz(R)));
   }
 }
@@ -161,14 +160,14 @@ void SketchedAdaGrad::lasso_data_step(const LocalRow& x, std::span<const double>
   for (index_t k = 0; k < K; ++k) {
     const double d = dscores_[sz(k)];
     if (!dual_averaging()) {
-      for (index_t j = 0; j < dp_; ++j) target_[sz(j)] = delta * lazy_[sz(j * K + k)];
+      for (index_t j = 0; j < dp_; ++j) target_[sz(j)] = delta * lazy_[sz(class_entry(j, k, K))];
       detail::for_each_nonzero(x, [&](std::size_t j, double v) { target_[j] -= eta * d * v; });
     } else {
       detail::for_each_nonzero(x, [&](std::size_t j, double v) { gsum_[j * Kz + sz(k)] += d * v; });
-      for (index_t j = 0; j < dp_; ++j) target_[sz(j)] = -eta * gsum_[sz(j * K + k)];
+      for (index_t j = 0; j < dp_; ++j) target_[sz(j)] = -eta * gsum_[sz(class_entry(j, k, K))];
     }
     lasso_solve(target_, zw.subspan(sz(k * R), sz(R)), column_);
-    for (index_t j = 0; j < dp_; ++j) lazy_[sz(j * K + k)] = column_[sz(j)];
+    for (index_t j = 0; j < dp_; ++j) lazy_[sz(class_entry(j, k, K))] = column_[sz(j)];
   }
 }
 

@@ -7,14 +7,9 @@
 #include "adasketch/error.hpp"
 #include "adasketch/learners/sketched_adagrad.hpp"
 #include "nonzeros.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
-
-namespace {
-
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
-}  // namespace
 
 StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
   check_row(x);
@@ -86,7 +81,7 @@ void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const do
     if (x.is_dense()) {
       const auto v = x.values();
       for (index_t j = 0; j < dp_; ++j)
-        for (index_t k = 0; k < K; ++k) g_values_[sz(j * K + k)] = v[sz(j)] * dscores_[sz(k)];
+        for (index_t k = 0; k < K; ++k) g_values_[sz(class_entry(j, k, K))] = v[sz(j)] * dscores_[sz(k)];
       g = LocalRow::dense(std::span<const double>(g_values_).first(sz(dp_ * K)));
     } else {
       const auto xi = x.indices();
@@ -94,7 +89,7 @@ void SketchedAdaGrad::step_gradient_sketch(const LocalRow& x, std::span<const do
       std::size_t n = 0;
       for (std::size_t m = 0; m < xi.size(); ++m)
         for (index_t k = 0; k < K; ++k, ++n) {
-          g_indices_[n] = xi[m] * K + k;
+          g_indices_[n] = class_entry(xi[m], k, K);
           g_values_[n] = v[m] * dscores_[sz(k)];
         }
       g = LocalRow::sparse(std::span<const index_t>(g_indices_).first(n), std::span<const double>(g_values_).first(n));

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -16,20 +15,12 @@ namespace adasketch::detail {
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 constexpr index_t kChunk = 64;  // active columns of Z gathered per rank-k update of Z diag(A) Zᵀ
 
 double norm(std::span<const double> v) {
   double s = 0.0;
   for (const double x : v) s += x * x;
   return std::sqrt(s);
-}
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
 }
 
 }  // namespace
@@ -60,7 +51,7 @@ SketchedL1Prox::SketchedL1Prox(const Sketch& sketch, double tolerance)
 }
 
 std::span<double> SketchedL1Prox::set_rank(index_t r) {
-  ADASKETCH_REQUIRE(r >= 0 && r <= rows_, "r = " + std::to_string(r));
+  ADASKETCH_REQUIRE(r >= 0 && r <= rows_, "r = " + number_text(r));
   rank_ = r;
   return std::span<double>(t_).first(sz(r * basis_));
 }
@@ -176,8 +167,8 @@ void SketchedL1Prox::solve(std::span<const double> a, std::span<const double> mu
     const double scale = std::max(norm(std::span<const double>(current_.mu).first(sz(r))), current_.cw_norm);
     if (gnorm <= tolerance_ * scale) break;
     if (iterations == max_iterations)
-      throw NumericError("l1 prox: the dual Newton iteration did not converge in " + std::to_string(max_iterations) +
-                         " iterations (|grad D| = " + number(gnorm) + ", |mu| = " + number(scale) + ")");
+      throw NumericError("l1 prox: the dual Newton iteration did not converge in " + number_text(max_iterations) +
+                         " iterations (|grad D| = " + number_text(gnorm) + ", |mu| = " + number_text(scale) + ")");
     // Δ = (−∂²D)⁻¹ ∇D by Cholesky.
     std::copy(current_.hess.begin(), current_.hess.begin() + r * r, factor_.begin());
     cholesky_lower(static_cast<int>(r), std::span<double>(factor_).first(sz(r * r)));
@@ -208,7 +199,7 @@ void SketchedL1Prox::solve(std::span<const double> a, std::span<const double> mu
       alpha *= 0.5;
       if (alpha < 0x1p-40)
         throw NumericError("l1 prox: the line search of the dual Newton iteration cannot increase D (|grad D| = " +
-                           number(gnorm) + ", |mu| = " + number(scale) + ")");
+                           number_text(gnorm) + ", |mu| = " + number_text(scale) + ")");
     }
     std::swap(current_, trial_);
     if (exact) break;

@@ -12,6 +12,7 @@
 #include "box_projection.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
 
@@ -21,10 +22,10 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
 SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                const SketchedNewtonOptions& options)
     : Learner(comm, partition, loss), options_(options), classes_(loss.outputs()) {
-  ADASKETCH_REQUIRE(options.ell >= 0, "ell = " + std::to_string(options.ell));
+  ADASKETCH_REQUIRE(options.ell >= 0, "ell = " + number_text(options.ell));
   ADASKETCH_REQUIRE(std::isfinite(options.alpha) &&
                         (options.alpha == 0.0 || options.alpha >= std::numeric_limits<double>::min()),
-                    "alpha = " + std::to_string(options.alpha) +
+                    "alpha = " + number_text(options.alpha) +
                         " (SON needs α > 0 and normal, since 1/α of a subnormal overflows, or α = 0)");
   pseudo_inverse_ = options.alpha == 0.0;
   // α = 0 (the pseudo-inverse): where the paper allows it (sketched_newton.hpp).
@@ -39,13 +40,13 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
                     "alpha = 0 with the softmax loss: Lemma 2's pseudo-inverse projection is for one slab |wᵀx| ≤ C, "
                     "not K (use alpha > 0)");
   ADASKETCH_REQUIRE(options.rank_tolerance > 0.0 && options.rank_tolerance < 1.0,
-                    "rank_tolerance = " + std::to_string(options.rank_tolerance));
-  ADASKETCH_REQUIRE(options.C > 0.0, "C = " + std::to_string(options.C));  // +∞ allowed, NaN rejected
-  ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + std::to_string(options.sigma));
-  ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + std::to_string(options.eta));
+                    "rank_tolerance = " + number_text(options.rank_tolerance));
+  ADASKETCH_REQUIRE(options.C > 0.0, "C = " + number_text(options.C));  // +∞ allowed, NaN rejected
+  ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + number_text(options.sigma));
+  ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + number_text(options.eta));
   ADASKETCH_REQUIRE(options.oja_gamma.empty() || (options.sketch == SketchKind::oja && options.ell >= 1),
-                    "oja_gamma has " + std::to_string(options.oja_gamma.size()) + " values, but only oja-son with ell >= 1 " +
-                        "takes Oja's step sizes (" + name() + ", ell = " + std::to_string(options.ell) + ")");
+                    "oja_gamma has " + number_text(options.oja_gamma.size()) + " values, but only oja-son with ell >= 1 " +
+                        "takes Oja's step sizes (" + name() + ", ell = " + number_text(options.ell) + ")");
   regularized_ = options.sketch == SketchKind::rfd || options.sketch == SketchKind::fast_rfd;
   form_resolved_ = options.sketch_form != FormChoice::automatic;
   install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
@@ -71,7 +72,7 @@ void SketchedNewton::install_classes() {
   box_ = std::make_unique<detail::BoxProjection>(classes_);
   dense_class_index_.resize(dp * K);
   for (std::size_t k = 0; k < K; ++k)
-    for (std::size_t j = 0; j < dp; ++j) dense_class_index_[k * dp + j] = static_cast<index_t>(j * K + k);
+    for (std::size_t j = 0; j < dp; ++j) dense_class_index_[k * dp + j] = static_cast<index_t>(class_entry(j, k, K));
   class_index_.assign(dp * K, 0);
   if (options_.diag_rescale) class_value_.assign(dp * K, 0.0);
   ghat_ = PageBuffer(dp * K);
@@ -194,8 +195,8 @@ void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double
 }
 
 void SketchedNewton::weights(std::span<double> out) const {
-  ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
-                                                    std::to_string(ubar_.size()));
+  ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + number_text(out.size()) + ", needs " +
+                                                    number_text(ubar_.size()));
   std::copy_n(ubar_.data(), ubar_.size(), out.begin());
   if (sketch_) sketch_->add_local_transpose_product(c_, out);
   unscale(out);
@@ -207,8 +208,8 @@ void SketchedNewton::unscale(std::span<double> w) const noexcept {
 }
 
 void SketchedNewton::projected_weights(const LocalRow& original, std::span<double> out) const {
-  ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + std::to_string(out.size()) + ", needs " +
-                                                    std::to_string(ubar_.size()));
+  ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + number_text(out.size()) + ", needs " +
+                                                    number_text(ubar_.size()));
   if (classes_ > 1) {  // w = u − Σ_k λ'_k(X_k − BᵀHx̂_k), as in step_classes
     std::vector<double> c(c_);
     std::copy_n(ubar_.data(), ubar_.size(), out.begin());

@@ -9,25 +9,22 @@
 #include "adasketch/learners/sketched_newton.hpp"
 #include "box_projection.hpp"
 #include "nonzeros.hpp"
+#include "softmax_layout.hpp"
 
 namespace adasketch {
-
-namespace {
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-}  // namespace
 
 void SketchedNewton::build_class_rows(const LocalRow& x) const {
   const index_t K = classes_;
   const auto v = x.values();
   ADASKETCH_REQUIRE(x.is_dense() ? static_cast<index_t>(v.size()) == local_dim()
                                  : static_cast<index_t>(v.size()) <= local_dim(),
-                    "the example has " + std::to_string(v.size()) + " local entries for " + std::to_string(local_dim()) +
+                    "the example has " + number_text(v.size()) + " local entries for " + number_text(local_dim()) +
                         " local features");
   const std::size_t n = v.size();
   if (!x.is_dense()) {
     const auto idx = x.indices();
     for (index_t k = 0; k < K; ++k)
-      for (std::size_t e = 0; e < n; ++e) class_index_[sz(k) * n + e] = idx[e] * K + k;
+      for (std::size_t e = 0; e < n; ++e) class_index_[sz(k) * n + e] = class_entry(idx[e], k, K);
   }
   if (!options_.diag_rescale) return;
   for (index_t k = 0; k < K; ++k) {  // X_k = D^{-1/2}(x ⊗ e_k)

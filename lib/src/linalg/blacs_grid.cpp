@@ -21,7 +21,7 @@ BlacsGrid::BlacsGrid(MPI_Comm comm, int nprow, int npcol) {
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   ADASKETCH_REQUIRE(nprow >= 1 && npcol >= 1 && nprow * npcol == size,
-                    std::to_string(nprow) + " x " + std::to_string(npcol) + " grid on " + std::to_string(size) +
+                    number_text(nprow) + " x " + number_text(npcol) + " grid on " + number_text(size) +
                         " processes");
   // BLACS shares one system handle per MPI_Comm value: a private duplicate keeps a caller's own
   // handle on `comm` intact when ours is freed. The grid builds its own communicators from it, so
@@ -36,7 +36,7 @@ BlacsGrid::BlacsGrid(MPI_Comm comm, int nprow, int npcol) {
   Cblacs_gridinfo(context_, &nprow_, &npcol_, &myrow_, &mycol_);
   if (nprow_ != nprow || npcol_ != npcol || myrow_ != rank / npcol || mycol_ != rank % npcol) {
     Cblacs_gridexit(context_);
-    throw Error("BlacsGrid: Cblacs_gridinit did not place rank " + std::to_string(rank) + " in row-major order");
+    throw Error("BlacsGrid: Cblacs_gridinit did not place rank " + number_text(rank) + " in row-major order");
   }
   // Combines in a fixed order (repeatable) with one answer on every process (coherent): without
   // them BLACS sums in message-arrival order, so results change from run to run (docs/design.md §5) and

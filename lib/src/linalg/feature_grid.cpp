@@ -24,7 +24,7 @@ index_t equal_block(const BlockPartition& partition) {
   if (!equal)
     throw InvalidArgument("the exact learners need a partition of equal blocks (ScaLAPACK's 1-D block layout): with "
                           "b features on rank 0, rank p must hold features [min(p·b, d), min((p+1)·b, d)); here b = " +
-                          std::to_string(b) + ", d = " + std::to_string(d));
+                          number_text(b) + ", d = " + number_text(d));
   return b;
 }
 
@@ -37,11 +37,11 @@ FeatureGrid::Shape FeatureGrid::checked_shape(const Communicator& comm, const Bl
   partition.require_parts_for(comm);
   const int P = comm.size();
   if (rows < 0 || (rows > 0 && P % rows != 0))
-    throw InvalidArgument("the ScaLAPACK process grid's rows (grid rows = " + std::to_string(rows) +
-                          ") must divide the rank count " + std::to_string(P) + " (0 picks the most nearly square grid)");
-  ADASKETCH_REQUIRE(block >= 0, "block = " + std::to_string(block));
+    throw InvalidArgument("the ScaLAPACK process grid's rows (grid rows = " + number_text(rows) +
+                          ") must divide the rank count " + number_text(P) + " (0 picks the most nearly square grid)");
+  ADASKETCH_REQUIRE(block >= 0, "block = " + number_text(block));
   ADASKETCH_REQUIRE(width >= 1 && partition.dim() <= INT_MAX / width,
-                    "d·K = " + std::to_string(partition.dim()) + " × " + std::to_string(width) +
+                    "d·K = " + number_text(partition.dim()) + " × " + number_text(width) +
                         " exceeds ScaLAPACK's 32-bit indices");
   Shape s;
   s.rows = rows == 0 ? near_square_rows(P) : rows;
@@ -85,7 +85,7 @@ std::array<int, 9> FeatureGrid::feature_descriptor(int cols, bool staging) const
 
 void FeatureGrid::check_local(std::size_t size, int cols) const {
   const std::size_t needed = static_cast<std::size_t>(local_size_) * static_cast<std::size_t>(cols);
-  ADASKETCH_REQUIRE(size == needed, "local.size() = " + std::to_string(size) + ", expected " + std::to_string(needed));
+  ADASKETCH_REQUIRE(size == needed, "local.size() = " + number_text(size) + ", expected " + number_text(needed));
 }
 
 void FeatureGrid::to_grid(std::span<const double> local, DistributedMatrix& dst) const {

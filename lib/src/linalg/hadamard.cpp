@@ -18,8 +18,6 @@ namespace {
 constexpr std::uint64_t kRowStream = 0x5352'4854'524f'5753ull;   // "SRHTROWS"
 constexpr std::uint64_t kSignStream = 0x5352'4854'5349'474eull;  // "SRHTSIGN"
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 // A uniform integer in [0, bound) for bound ≥ 1: 64 random bits, redrawn (next stream) in the rare
 // case they fall in the incomplete last block, so there is no modulo bias.
 std::uint64_t uniform_below(const Philox& rng, std::uint64_t counter, std::uint64_t bound) {
@@ -63,20 +61,20 @@ void fast_walsh_hadamard(std::span<double> v) noexcept {
 }
 
 index_t next_power_of_two(index_t n) {
-  ADASKETCH_REQUIRE(n >= 1 && n <= (index_t{1} << 62), "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 1 && n <= (index_t{1} << 62), "n = " + number_text(n));
   return static_cast<index_t>(std::bit_ceil(static_cast<std::uint64_t>(n)));
 }
 
 Srht::Srht(index_t n, index_t k, std::uint64_t seed, std::span<const CoordinateRange> ranges)
     : n_(n), seed_(seed), ranges_(ranges.begin(), ranges.end()), scale_(1.0 / std::sqrt(static_cast<double>(n))) {
-  ADASKETCH_REQUIRE(n >= 1 && std::has_single_bit(static_cast<std::uint64_t>(n)), "n = " + std::to_string(n));
-  ADASKETCH_REQUIRE(k >= 0 && k <= n, "k = " + std::to_string(k) + ", n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 1 && std::has_single_bit(static_cast<std::uint64_t>(n)), "n = " + number_text(n));
+  ADASKETCH_REQUIRE(k >= 0 && k <= n, "k = " + number_text(k) + ", n = " + number_text(n));
   const Philox rng(seed);
   rows_ = draw_rows(rng, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(k));
   index_t largest = 0;
   for (const CoordinateRange& r : ranges_) {
     ADASKETCH_REQUIRE(r.begin >= 0 && r.size >= 0 && r.begin + r.size <= n,
-                      "range [" + std::to_string(r.begin) + ", " + std::to_string(r.begin + r.size) + ")");
+                      "range [" + number_text(r.begin) + ", " + number_text(r.begin + r.size) + ")");
     range_offsets_.push_back(local_size_);
     // Aligned dyadic pieces: from p, the largest 2^s that divides p and fits before the end.
     for (index_t p = r.begin, end = r.begin + r.size; p < end;) {

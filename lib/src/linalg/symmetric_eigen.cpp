@@ -11,7 +11,7 @@
 namespace adasketch {
 
 SymmetricEigen::SymmetricEigen(int n) : n_(n) {
-  ADASKETCH_REQUIRE(n >= 1, "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 1, "n = " + number_text(n));
   const std::size_t nn = static_cast<std::size_t>(n) * n;
   values_.resize(n);
   ascending_values_.resize(n);
@@ -29,7 +29,7 @@ SymmetricEigen::SymmetricEigen(int n) : n_(n) {
 
 void SymmetricEigen::compute(std::span<const double> a) {
   const std::size_t nn = static_cast<std::size_t>(n_) * n_;
-  ADASKETCH_REQUIRE(a.size() >= nn, "a.size() = " + std::to_string(a.size()));
+  ADASKETCH_REQUIRE(a.size() >= nn, "a.size() = " + number_text(a.size()));
   for (std::size_t i = 0; i < nn; ++i) {
     if (!std::isfinite(a[i])) throw NumericError("SymmetricEigen: non-finite entry in the input matrix");
     work_matrix_[i] = a[i];
@@ -49,7 +49,7 @@ void SymmetricEigen::compute(std::span<const double> a) {
 }
 
 void cholesky_lower(int n, std::span<double> a) {
-  ADASKETCH_REQUIRE(n >= 1 && a.size() >= static_cast<std::size_t>(n) * n, "n = " + std::to_string(n));
+  ADASKETCH_REQUIRE(n >= 1 && a.size() >= static_cast<std::size_t>(n) * n, "n = " + number_text(n));
   const lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', n, a.data(), n);  // = row-major 'L', no copy
   if (info != 0) throw LapackError("dpotrf", info);
   for (int i = 0; i < n; ++i)

@@ -19,7 +19,7 @@ double dot(const double* a, const double* b, index_t m) {
 
 void select_column_pivots(index_t m, index_t n, std::span<const double> columns, std::span<const index_t> preference,
                           index_t max_pivots, double strong_tolerance, double rank_tolerance, ColumnPivots& out) {
-  ADASKETCH_REQUIRE(static_cast<index_t>(columns.size()) >= m * n, "columns has " + std::to_string(columns.size()) + " entries");
+  ADASKETCH_REQUIRE(static_cast<index_t>(columns.size()) >= m * n, "columns has " + number_text(columns.size()) + " entries");
   const auto at = [&](index_t c) { return columns.data() + c * m; };
   out.pivots.clear();
   out.eliminated.clear();

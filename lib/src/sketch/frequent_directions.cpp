@@ -13,7 +13,7 @@ namespace adasketch {
 
 namespace {
 index_t buffer_rows(const FrequentDirectionsOptions& o) {
-  ADASKETCH_REQUIRE(o.ell >= 1, "ell = " + std::to_string(o.ell));
+  ADASKETCH_REQUIRE(o.ell >= 1, "ell = " + number_text(o.ell));
   return o.fast ? 2 * o.ell : o.ell;
 }
 }  // namespace
@@ -28,8 +28,8 @@ FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPart
       options_(options),
       alpha_(options.regularized ? options.alpha0 : 0.0),
       eigen_(static_cast<int>(buffer_rows(options))) {
-  ADASKETCH_REQUIRE(options.alpha0 >= 0.0 && std::isfinite(options.alpha0), "alpha0 = " + std::to_string(options.alpha0));
-  ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + std::to_string(options.max_growth));
+  ADASKETCH_REQUIRE(options.alpha0 >= 0.0 && std::isfinite(options.alpha0), "alpha0 = " + number_text(options.alpha0));
+  ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + number_text(options.max_growth));
   rotation_.assign(static_cast<std::size_t>(rows() * rows()), 0.0);
   product_scratch_.assign(static_cast<std::size_t>(rows()), 0.0);
   if (options.form == SketchForm::sparse)

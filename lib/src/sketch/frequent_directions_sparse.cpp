@@ -17,8 +17,6 @@ namespace adasketch {
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 // Compaction tolerances, relative to the largest scaled column of M: a pass-1 (preferred) pivot
 // must keep this much of its column after the previous pivots (so a fold adds at most about 3.3
 // times a row's norm to a pivot: smaller values keep more old rows as pivots but let ‖Z‖ grow
@@ -171,7 +169,7 @@ void FrequentDirections::insert_sparse(const LocalRow& a, std::span<const double
   // Place a into a free slot and B's row k (RFD paper Alg. 1–4, line 3): M[k, :] = e_slot.
   index_t slot = 0;
   while (slot < R && sp.state(slot) != SparseState::kFree) ++slot;
-  ADASKETCH_REQUIRE(slot < R, "no free slot (filled = " + std::to_string(k) + ")");
+  ADASKETCH_REQUIRE(slot < R, "no free slot (filled = " + number_text(k) + ")");
   sp.supports.write(z, slot, a);
   sp.written = slot;
   sp.slot_state[sz(slot)] = SparseState::kLive;

@@ -36,7 +36,7 @@ struct FrequentDirections::SparseState {
   Slot state(index_t s) const {
     const double v = slot_state[static_cast<std::size_t>(s)];
     if (v == 0.0 || v == 1.0 || v == 2.0) return static_cast<Slot>(v);  // kFree, kLive, kRetiring
-    throw InvalidArgument("fd sketch: fd.slot_state[" + std::to_string(s) + "] = " + std::to_string(v) +
+    throw InvalidArgument("fd sketch: fd.slot_state[" + number_text(s) + "] = " + number_text(v) +
                           " (expected 0, 1 or 2): the restored state is corrupt");
   }
 

@@ -32,10 +32,10 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const
 }
 
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec) {
-  if (spec.ell <= 0) throw InvalidArgument("make_sketch: ell = " + std::to_string(spec.ell) + " (expected ell >= 1)");
+  if (spec.ell <= 0) throw InvalidArgument("make_sketch: ell = " + number_text(spec.ell) + " (expected ell >= 1)");
   const SketchKind k = spec.kind;
   if (k != SketchKind::oja && !spec.oja_gamma.empty())
-    throw InvalidArgument("make_sketch: oja_gamma has " + std::to_string(spec.oja_gamma.size()) +
+    throw InvalidArgument("make_sketch: oja_gamma has " + number_text(spec.oja_gamma.size()) +
                           " values, but only the oja sketch takes step sizes (method " + to_string(k) + ")");
   switch (k) {
     case SketchKind::fd:
@@ -62,7 +62,7 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartiti
       return std::make_unique<OjaSketch>(comm, partition, o);
     }
   }
-  throw InvalidArgument("make_sketch: kind = " + std::to_string(static_cast<int>(k)) + " is not a SketchKind");
+  throw InvalidArgument("make_sketch: kind = " + number_text(static_cast<int>(k)) + " is not a SketchKind");
 }
 
 }  // namespace adasketch

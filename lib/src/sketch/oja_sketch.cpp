@@ -18,19 +18,19 @@ OjaSketch::OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptio
 OjaSketch::OjaSketch(const Communicator& comm, const BlockPartition& columns, const OjaSketchOptions& options)
     : Sketch(comm, columns, options.ell, options.ell, options.ell, options.form), options_(options) {
   ADASKETCH_REQUIRE(options.ell <= columns.dim(),
-                    "ell = " + std::to_string(options.ell) + ", dim = " + std::to_string(columns.dim()));
+                    "ell = " + number_text(options.ell) + ", dim = " + number_text(columns.dim()));
   const auto ell = static_cast<std::size_t>(options.ell);
   ADASKETCH_REQUIRE(options.gamma.size() <= 1 || options.gamma.size() == ell,
-                    "gamma has " + std::to_string(options.gamma.size()) + " values (expected none, one, or ell = " +
-                        std::to_string(options.ell) + ")");
+                    "gamma has " + number_text(options.gamma.size()) + " values (expected none, one, or ell = " +
+                        number_text(options.ell) + ")");
   for (const double g : options.gamma)
-    ADASKETCH_REQUIRE(g > 0.0 && g <= 1.0, "gamma_i = " + std::to_string(g) + " (each γ_i must be in (0, 1])");
+    ADASKETCH_REQUIRE(g > 0.0 && g <= 1.0, "gamma_i = " + number_text(g) + " (each γ_i must be in (0, 1])");
   gamma_.assign(ell, options.gamma.empty() ? 1.0 : options.gamma.front());
   if (options.gamma.size() == ell) std::copy(options.gamma.begin(), options.gamma.end(), gamma_.begin());
   uniform_gamma_ = std::all_of(gamma_.begin(), gamma_.end(), [&](double g) { return g == gamma_.front(); });
   step_gamma_.assign(ell, 0.0);
-  ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
-  ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + std::to_string(options.max_growth));
+  ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + number_text(options.gram_refresh));
+  ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + number_text(options.max_growth));
   const bool sparse = options.form == SketchForm::sparse;
   if (options_.gram_refresh == 0)
     options_.gram_refresh = sparse ? std::max<index_t>(4 * options.ell, (columns.dim() + 15) / 16) : options.ell;

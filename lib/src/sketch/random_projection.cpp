@@ -16,7 +16,7 @@ RandomProjection::RandomProjection(const Communicator& comm, index_t dim, const 
 RandomProjection::RandomProjection(const Communicator& comm, const BlockPartition& partition,
                                    const RandomProjectionOptions& options)
     : Sketch(comm, partition, options.ell, options.ell, options.ell, options.form), options_(options), rng_(options.seed) {
-  ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + std::to_string(options.gram_refresh));
+  ADASKETCH_REQUIRE(options.gram_refresh >= 0, "gram_refresh = " + number_text(options.gram_refresh));
   if (options_.gram_refresh == 0)
     options_.gram_refresh = options.form == SketchForm::sparse
                                 ? std::max<index_t>(4 * options.ell, (partition.dim() + 15) / 16)

@@ -63,16 +63,16 @@ Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_
                index_t basis_rows, SketchForm form)
     : comm_(comm), partition_(partition), ell_(ell), rows_(rows), basis_rows_(basis_rows), local_dim_(0), form_(form) {
   partition.require_parts_for(comm);
-  ADASKETCH_REQUIRE(ell >= 1, "ell = " + std::to_string(ell));
-  ADASKETCH_REQUIRE(rows >= ell, "rows = " + std::to_string(rows));
+  ADASKETCH_REQUIRE(ell >= 1, "ell = " + number_text(ell));
+  ADASKETCH_REQUIRE(rows >= ell, "rows = " + number_text(rows));
   ADASKETCH_REQUIRE(basis_rows >= rows && (form == SketchForm::sparse || basis_rows == rows),
-                    "basis_rows = " + std::to_string(basis_rows));
+                    "basis_rows = " + number_text(basis_rows));
   local_dim_ = partition_.size(comm.rank());
   // The local buffer holds d_p × R_z doubles and the Gram R × R: the products must not overflow.
   // Beyond std::vector's limit, throw what the vector itself would throw for the exact size.
   constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);
   if (basis_rows > kMaxEntries / basis_rows || local_dim_ > kMaxEntries / basis_rows)
-    throw std::length_error("sketch of " + std::to_string(basis_rows) + " rows × " + std::to_string(local_dim_) +
+    throw std::length_error("sketch of " + number_text(basis_rows) + " rows × " + number_text(local_dim_) +
                             " local features: more than memory can address");
   stored_ = PageBuffer(static_cast<std::size_t>(local_dim_ * basis_rows_));
   gram_.assign(static_cast<std::size_t>(rows_ * rows_), 0.0);
@@ -123,7 +123,7 @@ void Sketch::add_local_product(const LocalRow& a, std::span<double> out) const {
   const int r = static_cast<int>(basis_rows_);
   if (a.is_dense()) {
     ADASKETCH_REQUIRE(static_cast<index_t>(a.values().size()) == local_dim_,
-                      "dense row has " + std::to_string(a.values().size()) + " local entries");
+                      "dense row has " + number_text(a.values().size()) + " local entries");
     if (local_dim_ == 0) return;
     // Y_p a_p with Y_p stored feature-major (d_p × R row-major): out += Y_fmᵀ a.
     cblas_dgemv(CblasRowMajor, CblasTrans, static_cast<int>(local_dim_), r, 1.0, stored_.data(), r,
@@ -167,8 +167,8 @@ void Sketch::copy_local_block(std::span<double> out) const {
 }
 
 void Sketch::insert(const LocalRow& a, std::span<const double> za, double aa) {
-  ADASKETCH_REQUIRE(static_cast<index_t>(za.size()) >= basis_rows_, "za has " + std::to_string(za.size()) + " entries");
-  if (!std::isfinite(aa)) throw NumericError(name() + " sketch: inserted row has a non-finite entry (‖a‖² = " + std::to_string(aa) + ")");
+  ADASKETCH_REQUIRE(static_cast<index_t>(za.size()) >= basis_rows_, "za has " + number_text(za.size()) + " entries");
+  if (!std::isfinite(aa)) throw NumericError(name() + " sketch: inserted row has a non-finite entry (‖a‖² = " + number_text(aa) + ")");
   for (index_t i = 0; i < basis_rows_; ++i)
     if (!std::isfinite(za[i])) throw NumericError(name() + " sketch: non-finite product Z·a");
   do_insert(a, za, aa);
@@ -193,7 +193,7 @@ void Sketch::state_fields(StateFields& fields) {
 }
 
 void Sketch::swap_stored(PageBuffer& other) {
-  ADASKETCH_REQUIRE(other.size() == stored_.size(), "other.size() = " + std::to_string(other.size()));
+  ADASKETCH_REQUIRE(other.size() == stored_.size(), "other.size() = " + number_text(other.size()));
   stored_.swap(other);
 }
 
@@ -214,7 +214,7 @@ void Sketch::basis_gram(std::span<double> out) const {
 
 void Sketch::recompute_gram(index_t active_rows) {
   const index_t n = active_rows < 0 ? rows_ : active_rows;
-  ADASKETCH_REQUIRE(n <= rows_, "active_rows = " + std::to_string(active_rows));
+  ADASKETCH_REQUIRE(n <= rows_, "active_rows = " + number_text(active_rows));
   std::fill(gram_.begin(), gram_.end(), 0.0);
   const int r = static_cast<int>(rows_);
   if (const auto* u = touched(); u != nullptr && !u->all()) {

@@ -6,8 +6,6 @@ namespace adasketch::detail {
 
 namespace {
 
-std::size_t sz(index_t n) { return static_cast<std::size_t>(n); }
-
 // A narrow list longer than U / kWideFraction makes its slot wide: from then on its operations
 // share the sweeps of U with the other wide slots instead of walking their own lists.
 constexpr index_t kWideFraction = 4;

@@ -12,9 +12,9 @@ namespace adasketch::detail {
 CheckpointPolicy::CheckpointPolicy(const Communicator& comm, const TrainingOptions& o, Clock::time_point start, index_t first_example)
     : comm_(comm), options_(o), start_(start), last_checkpoint_(start), first_example_(first_example),
       polling_(o.stop_requested || o.checkpoint_seconds > 0.0), next_poll_(first_example + 1) {
-  ADASKETCH_REQUIRE(o.checkpoint_every >= 0, "checkpoint_every = " + std::to_string(o.checkpoint_every));
-  ADASKETCH_REQUIRE(o.checkpoint_seconds >= 0.0, "checkpoint_seconds = " + std::to_string(o.checkpoint_seconds));
-  ADASKETCH_REQUIRE(o.poll_interval > 0.0, "poll_interval = " + std::to_string(o.poll_interval));
+  ADASKETCH_REQUIRE(o.checkpoint_every >= 0, "checkpoint_every = " + number_text(o.checkpoint_every));
+  ADASKETCH_REQUIRE(o.checkpoint_seconds >= 0.0, "checkpoint_seconds = " + number_text(o.checkpoint_seconds));
+  ADASKETCH_REQUIRE(o.poll_interval > 0.0, "poll_interval = " + number_text(o.poll_interval));
 }
 
 CheckpointPolicy::Decision CheckpointPolicy::after(index_t examples) {

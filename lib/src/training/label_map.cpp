@@ -31,7 +31,7 @@ std::string values_text(std::span<const double> v) {
     if (i > 0) text += ',';
     text += label_text(v[i]);
   }
-  if (v.size() > 8) text += ",... (" + std::to_string(v.size()) + " values)";
+  if (v.size() > 8) text += ",... (" + number_text(v.size()) + " values)";
   text += '}';
   return text;
 }
@@ -55,17 +55,17 @@ bool listed(LabelMap::Kind kind) {
 
 LabelMap::LabelMap(Kind kind, int classes) : kind_(kind), classes_(classes) {
   const bool multiclass = kind == Kind::classes_from_zero || kind == Kind::classes_from_one;
-  ADASKETCH_REQUIRE(!multiclass || classes >= 2, "classes = " + std::to_string(classes));
-  ADASKETCH_REQUIRE(!listed(kind), "label map kind " + std::to_string(static_cast<int>(kind)) + " needs its values");
+  ADASKETCH_REQUIRE(!multiclass || classes >= 2, "classes = " + number_text(classes));
+  ADASKETCH_REQUIRE(!listed(kind), "label map kind " + number_text(static_cast<int>(kind)) + " needs its values");
   if (!multiclass) classes_ = kind == Kind::real ? 1 : 2;
 }
 
 LabelMap::LabelMap(Kind kind, std::vector<double> values)
     : kind_(kind), classes_(static_cast<int>(values.size())), values_(std::move(values)) {
-  ADASKETCH_REQUIRE(listed(kind), "label map kind " + std::to_string(static_cast<int>(kind)) + " takes no values");
+  ADASKETCH_REQUIRE(listed(kind), "label map kind " + number_text(static_cast<int>(kind)) + " takes no values");
   const std::size_t n = values_.size();
   ADASKETCH_REQUIRE(kind == Kind::two_values ? n == 2 : n >= 2 && n <= kMaxValues,
-                    std::to_string(n) + " label values for kind " + std::to_string(static_cast<int>(kind)));
+                    number_text(n) + " label values for kind " + number_text(static_cast<int>(kind)));
   for (std::size_t k = 0; k < n; ++k)
     ADASKETCH_REQUIRE(std::isfinite(values_[k]) && (k == 0 || values_[k - 1] < values_[k]),
                       "label values must be finite and strictly ascending");
@@ -87,7 +87,7 @@ LabelMap LabelMap::of_values(const Loss& loss, std::span<const double> v, const 
     throw InputError(file, 0, "the " + loss.name() + " loss needs two distinct label values; " + seen);
   }
   if (v.size() > kMaxValues)
-    throw InputError(file, 0, "softmax takes at most " + std::to_string(kMaxValues) + " distinct labels; " + seen);
+    throw InputError(file, 0, "softmax takes at most " + number_text(kMaxValues) + " distinct labels; " + seen);
   const int K = std::max(2, static_cast<int>(v.size()));
   if (consecutive_from(v, 0.0)) return LabelMap(Kind::classes_from_zero, K);
   if (consecutive_from(v, 1.0)) return LabelMap(Kind::classes_from_one, K);
@@ -176,11 +176,11 @@ std::string LabelMap::describe() const {
     case Kind::plus_minus_one: return "{-1,+1} as is";
     case Kind::zero_one: return "{0,1} -> {-1,+1}";
     case Kind::one_two: return "{1,2} -> {-1,+1}";
-    case Kind::classes_from_zero: return "0.." + std::to_string(classes_ - 1) + " as is";
+    case Kind::classes_from_zero: return "0.." + number_text(classes_ - 1) + " as is";
     case Kind::classes_from_one:
-      return "1.." + std::to_string(classes_) + " -> 0.." + std::to_string(classes_ - 1);
+      return "1.." + number_text(classes_) + " -> 0.." + number_text(classes_ - 1);
     case Kind::two_values: return values_text(values_) + " -> {-1,+1}";
-    case Kind::listed_classes: return values_text(values_) + " -> 0.." + std::to_string(classes_ - 1);
+    case Kind::listed_classes: return values_text(values_) + " -> 0.." + number_text(classes_ - 1);
   }
   return "";
 }

@@ -22,14 +22,14 @@ constexpr double kChecksPerInterval = 100.0;
 }  // namespace
 
 TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& labels, const TrainingOptions& options) {
-  ADASKETCH_REQUIRE(options.passes >= 1, "passes = " + std::to_string(options.passes));
+  ADASKETCH_REQUIRE(options.passes >= 1, "passes = " + number_text(options.passes));
   ADASKETCH_REQUIRE(labels.fits(learner.loss()), "label map " + labels.describe() + " for loss " + learner.loss().name());
   detail::require_same_partition(learner.partition(), source, learner.comm().rank());
   const TrainingState& from = options.start;
   ADASKETCH_REQUIRE(from.pass >= 1 && from.position >= 0 &&
                         (from.pass <= options.passes || (from.pass == options.passes + 1 && from.position == 0)),
-                    "the start state (pass " + std::to_string(from.pass) + ", position " +
-                        std::to_string(from.position) + ") is beyond passes = " + std::to_string(options.passes));
+                    "the start state (pass " + number_text(from.pass) + ", position " +
+                        number_text(from.position) + ") is beyond passes = " + number_text(options.passes));
   const auto start = Clock::now();
   auto last_report = start;
   index_t next_check = from.examples + 1;
@@ -62,8 +62,8 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
     if (pass == from.pass && from.position > 0) {
       position = source.skip(from.position);
       if (position != from.position)
-        throw InputError(options.source_name, 0, "has " + std::to_string(position) + " examples, but the run to resume had stepped " +
-                                                     std::to_string(from.position) + " of pass " + std::to_string(pass));
+        throw InputError(options.source_name, 0, "has " + number_text(position) + " examples, but the run to resume had stepped " +
+                                                     number_text(from.position) + " of pass " + number_text(pass));
     }
     while (source.next(example)) {
       const double y = labels.apply(example.label, options.source_name, example.position);

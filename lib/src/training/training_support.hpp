@@ -17,10 +17,10 @@ inline double seconds_since(Clock::time_point start) { return std::chrono::durat
 inline void require_same_partition(const BlockPartition& model, const ExampleSource& source, int rank) {
   const BlockPartition& data = source.partition();
   if (data.dim() != model.dim() || data.begin(rank) != model.begin(rank) || data.end(rank) != model.end(rank))
-    throw InvalidArgument("the data has d = " + std::to_string(data.dim()) + " features partitioned as [" +
-                          std::to_string(data.begin(rank)) + ", " + std::to_string(data.end(rank)) +
-                          ") on this rank, the model d = " + std::to_string(model.dim()) + " as [" +
-                          std::to_string(model.begin(rank)) + ", " + std::to_string(model.end(rank)) + ")");
+    throw InvalidArgument("the data has d = " + number_text(data.dim()) + " features partitioned as [" +
+                          number_text(data.begin(rank)) + ", " + number_text(data.end(rank)) +
+                          ") on this rank, the model d = " + number_text(model.dim()) + " as [" +
+                          number_text(model.begin(rank)) + ", " + number_text(model.end(rank)) + ")");
 }
 
 }  // namespace adasketch::detail
