@@ -83,7 +83,8 @@ std::string data_help() {
          "binary format (magic ADSKDNS1) or HDF5 (.h5, .hdf5: datasets X, n × d, and y, n; --h5-x, --h5-y), or a\n"
          "synthetic spec (generated on the fly; the same examples at any rank count, to round-off):\n"
          "  synthetic:low-rank-regression[:d=" + number_text(r.dim) + ",n=" + number_text(r.examples) +
-         ",lambda0=" + number_text(r.lambda0) + ",decay=" + number_text(r.decay) + ",mean=" + number_text(r.mean) + ",rank=" +
+         ",lambda0=" + number_text(r.lambda0) + ",decay=" + number_text(r.decay) + ",mean=" + number_text(r.mean) +
+         ",rank=" +
          number_text(r.rank) + ",seed=" + number_text(r.seed) + ",skip=" + number_text(r.skip) + "]\n"
          "      ADA-FD §4.1: x ~ N(mean·1, Σ), λ_j(Σ) = lambda0·j^(−decay) for the leading rank directions\n"
          "      (0: min(d, 500)), real labels y = β*ᵀx, ‖β*‖ = 1\n"
@@ -92,7 +93,8 @@ std::string data_help() {
          number_text(c.seed) + ",skip=" + number_text(c.skip) + "]\n"
          "      SON §5.1: x ~ N(0, VΛVᵀ), λ = 1 except ill values rising to kappa, labels ±1 = sign(θᵀx)\n"
          "  synthetic:sparse-classification[:d=" + number_text(s.dim) + ",n=" + number_text(s.examples) +
-         ",nnz=" + number_text(s.nonzeros) + ",zipf=" + number_text(s.zipf) + ",noise=" + number_text(s.noise) + ",seed=" +
+         ",nnz=" + number_text(s.nonzeros) + ",zipf=" + number_text(s.zipf) + ",noise=" + number_text(s.noise) +
+         ",seed=" +
          number_text(s.seed) + ",skip=" + number_text(s.skip) + "]\n"
          "      text-like sparse rows: nnz feature draws from P(k) ∝ k^(−zipf) (0: uniform), scattered over\n"
          "      1..d, values term counts/√nnz; labels ±1 = sign(θᵀx + noise·ε)\n"

@@ -118,7 +118,8 @@ StepResult DiagonalAdaGrad::do_step(const LocalRow& x, double label) {
   loss().derivative(scores_, label, dscores_);
   if (std::all_of(dscores_.begin(), dscores_.end(), [](double g) { return g == 0.0; })) return result;
   detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-    for (std::size_t k = 0; k < K; ++k) update(class_entry(j, k, K), v * dscores_[k], before + 1);  // g_jk = x_j ∂ℓ/∂p_k
+    for (std::size_t k = 0; k < K; ++k)  // g_jk = x_j ∂ℓ/∂p_k
+      update(class_entry(j, k, K), v * dscores_[k], before + 1);
   });
   return result;
 }

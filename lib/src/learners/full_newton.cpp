@@ -110,7 +110,10 @@ void FullNewton::add_local_scores(const LocalRow& x, std::span<double> out) cons
   const std::size_t K = out.size();
   if (options_.diag_rescale) {
     detail::for_each_nonzero(x, [&](std::size_t j, double v) {  // uᵀX_k, X_k = D^{-1/2}(x ⊗ e_k)
-      for (std::size_t k = 0; k < K; ++k) out[k] += u_[class_entry(j, k, K)] * (v / std::sqrt(diag_[class_entry(j, k, K)]));
+      for (std::size_t k = 0; k < K; ++k) {
+        const std::size_t e = class_entry(j, k, K);
+        out[k] += u_[e] * (v / std::sqrt(diag_[e]));
+      }
     });
   } else {
     detail::for_each_nonzero(x, [&](std::size_t j, double v) {

@@ -37,8 +37,10 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartit
           "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number_text(o.delta));
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
           "rank_tolerance must be in [0, 1), got " + number_text(o.rank_tolerance));
-  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0, "lambda1 must be finite and >= 0, got " + number_text(o.lambda1));
-  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0, "lambda2 must be finite and >= 0, got " + number_text(o.lambda2));
+  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0,
+          "lambda1 must be finite and >= 0, got " + number_text(o.lambda1));
+  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0,
+          "lambda2 must be finite and >= 0, got " + number_text(o.lambda2));
   require(o.prox_tolerance > 0.0 && o.prox_tolerance < 1.0,
           "prox_tolerance must be in (0, 1), got " + number_text(o.prox_tolerance));
   switch (o.sketching) {
