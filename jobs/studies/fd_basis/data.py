@@ -32,3 +32,25 @@ def gen(n, d, s=100, a=1.1, seed=0):
     cidx = rank[inv].reshape(n, s)
     vals = rng.choice([-1.0, 1.0], size=(n, s)) / np.sqrt(s)
     return cidx, vals, len(u)
+
+
+def read_svm(path, n):
+    """The first n rows of a LIBSVM file, features remapped to compact ids in order of first
+    appearance; rows padded to the longest with zeros at one extra, otherwise unused feature (the last id)."""
+    import gzip
+    rows = []
+    with (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)) as f:
+        for line in f:
+            if len(rows) == n:
+                break
+            parts = line.split()[1:]
+            rows.append([(int(p.split(':')[0]), float(p.split(':')[1])) for p in parts])
+    ids = {}
+    s = max(len(r) for r in rows)
+    idx = np.zeros((len(rows), s), dtype=np.int64); val = np.zeros((len(rows), s))
+    for i, r in enumerate(rows):
+        for j, (f, x) in enumerate(r):
+            idx[i, j] = ids.setdefault(f, len(ids)); val[i, j] = x
+    for i, r in enumerate(rows):
+        idx[i, len(r):] = len(ids)
+    return idx, val, len(ids) + 1

@@ -33,7 +33,7 @@ def gram_err(A, B):
 class SonFD:
     """mode: 'pure' (SON update, X = Phat^+ That2, i.e. C = orthogonal complement)
              'absorb' (bad directions (sigma<tau) go into EMPTY spare slots)"""
-    def __init__(s, l, U, S, tau, mode='pure', gmax=1e4, hmin=0.1):
+    def __init__(s, l, U, S, tau, mode='pure', gmax=1e4, hmin=0.1, cdrop=1.0, rho=None):
         s.l, s.R, s.k = l, 2 * l, l - 1
         s.b = s.k + S; s.tau, s.mode, s.gmax = tau, mode, gmax
         s.Zb = np.zeros((s.b, U)); s.K = np.zeros((s.b, s.b))
@@ -42,8 +42,10 @@ class SonFD:
         s.log = []   # per shrink dict
         s.force_rebase = False; s.cb = dict(upd=0.0, reb=0.0, free=0.0); s.hmin = hmin
         s.g = s.R    # buffer capacity before first shrink
+        s.cdrop = cdrop; s.dropped = 0.0; s.deltas = 0.0; s.rho = rho; s.credit = 0.0
     def insert(s, idx, val):
         s.buf.append((idx, val)); s.u = max(s.u, idx.max() + 1)
+        s.credit += np.count_nonzero(val) * s.b
         if len(s.buf) == s.g: s.shrink()
     def _Gdense(s):
         cols = np.unique(np.concatenate([i for i, _ in s.buf]))
@@ -97,6 +99,30 @@ class SonFD:
             action = 'rebase_growth'
         elif s.mode == 'pure' or rec['nbad'] == 0:
             action = 'son' if sig >= s.tau else 'rebase'
+        elif s.mode == 'drop':
+            J = np.nonzero(svf < s.tau)[0]
+            EAJ = E[:, None] * Ua[:, J]
+            Qw, Rw = np.linalg.qr(EAJ)
+            H = Qw.T @ ((E ** 2)[:, None] * Qw)
+            hw, Vh = np.linalg.eigh((H + H.T) / 2)
+            weak = hw <= s.cdrop * ll
+            nstrong = int((~weak).sum())
+            rec['nstrong'] = nstrong
+            cost = ka * s.b * max(np.count_nonzero(s.Zb[:, :s.u]) // max(s.b, 1), 1)
+            affordable = s.rho is None or s.credit * s.rho >= cost
+            if nstrong > rec['nempty'] and not affordable:
+                # the basis cannot take them and a rebase is not yet paid for: drop the weakest
+                order = np.argsort(hw)
+                extra = [i for i in order if not weak[i]][:nstrong - rec['nempty']]
+                weak = weak.copy(); weak[extra] = True
+                nstrong = int((~weak).sum())
+                rec['forced'] = len(extra)
+            if nstrong <= rec['nempty']:
+                action = 'absorb'
+                s.dq = (Qw, Rw, Vh, weak, J)
+                rec['eps'] = float(hw[weak].max()) if weak.any() else 0.0
+            else:
+                action = 'rebase'
         else:  # absorb / recycle
             action = 'absorb' if rec['nbad'] <= rec['nempty'] else 'rebase'
         if action in ('son', 'absorb'):
@@ -107,7 +133,18 @@ class SonFD:
             Xh = Vg @ ((Ua[:, good].T @ T2) / svf[good][:, None])
             X = np.zeros((b, g)); X[O] = r[O][:, None] * Xh
             Nn = np.zeros((k, b)); Nn[act] = E[:, None] * T1
-            if action == 'absorb':
+            if action == 'absorb' and s.mode == 'drop':
+                Qw, Rw, Vh, weak, J = s.dq
+                Pd = Qw @ Vh[:, weak]
+                Cp = E[:, None] * np.eye(ka) - Pd @ (Pd.T * E[None, :])   # (I - P) E
+                Nn[act] = Cp @ T1
+                Vs = Vh[:, ~weak]
+                empt = np.nonzero(~s.used)[0][:Vs.shape[1]]
+                X[empt] = Vs.T @ Rw @ Ua[:, J].T @ T2
+                Nn[act[:, None], empt[None, :]] = Qw @ Vs
+                s.used[empt] = True
+                s.dropped += rec['eps']
+            elif action == 'absorb':
                 J = np.nonzero(~good)[0]
                 empt = np.nonzero(~s.used)[0][:len(J)]
                 AJ = Ua[:, J]                     # ka x nbad
@@ -141,11 +178,13 @@ class SonFD:
             s.K = np.zeros((b, b)); s.K[:ka, :ka] = Bp[:ka, :u] @ Bp[:ka, :u].T
             s.N = np.zeros((k, b)); s.N[act, np.arange(ka)] = 1.0
             s.used[:] = False; s.used[:ka] = True
-            s.force_rebase = False
+            s.force_rebase = False; s.credit = 0.0
         rec['action'] = action
         if action.startswith('rebase') and not s.first:
             s.cb['reb'] += ka * np.count_nonzero(s.Zb[:, :s.u])   # Gram of new base
         rec['cost'] = sum(s.cb.values()); rec['cb'] = dict(s.cb); rec['nnz'] = np.count_nonzero(s.Zb[:, :s.u], axis=1)
+        s.deltas += ll
+        rec['dropped'] = s.dropped; rec['deltas'] = s.deltas
         s.log.append(rec)
         s.first = False
         s.buf = []; s.g = s.R - k
