@@ -18,10 +18,11 @@
 // that update_coefficients can add its share of a learner's lazy weights (update_coefficients' r).
 // Cost per sparse row: O(R² + R·s) plus O(R³ + R²·s) per shrink, independent of d, and O(R·|U|/P)
 // for a shrink that must fold old rows, whose supports cover most of U (rows that share features
-// with the sketch's directions; see slot_supports.hpp). When M's entries
-// grow so that forming M·(Z x) would lose more than about four digits to cancellation, the next
-// shrink rebases instead (the learner folds first): Z ← explicit B, M = I, K exact, O(R²·|U|/P) over
-// the features U any stored row was non-zero on.
+// with the sketch's directions; see slot_supports.hpp). When M's entries grow so that forming
+// M·(Z x) would lose more than about four digits to cancellation, or a stored row grows beyond
+// max_growth times B's largest (docs/design.md §6), the next shrink rebases instead (the learner
+// folds first): Z ← explicit B, M = I, K exact, O(R²·|U|/P) over the features U any stored row was
+// non-zero on.
 #include <memory>
 
 #include "adasketch/linalg/symmetric_eigen.hpp"
@@ -43,7 +44,8 @@ struct FrequentDirectionsOptions {
   /// Dense: shrinks rewrite the stored rows. Sparse: see above.
   SketchForm form = SketchForm::dense;
   /// Sparse form: rebase when forming B·x from M·(Z x) could lose more than log10(max_growth) digits
-  /// to cancellation (≥ 1; smaller is more exact and rebases more often).
+  /// to cancellation, or a stored row's norm exceeds max_growth times B's largest row's (≥ 1;
+  /// smaller is more exact and rebases more often).
   double max_growth = 1e4;
 };
 
