@@ -261,7 +261,8 @@ TEST(SonOptions, SparseRfdSonFollowsTheDenseFormOnUsps) {
     const double delta = relative_max_diff(gather_weights(*perturbed), w);
     ASSERT_GT(delta, 0.0) << "the perturbation did not reach the weights: κ_T is not measured";
     const double bound = max_growth * 2.0 * static_cast<double>(d * K) * delta;
-    ASSERT_LE(relative_max_diff(gather_weights(*sparse), w), bound) << "t=" << begin + kBlock << ", κ_T·u=" << delta / 2;
+    ASSERT_LE(relative_max_diff(gather_weights(*sparse), w), bound)
+        << "t=" << begin + kBlock << ", κ_T·u=" << delta / 2;
   }
   EXPECT_GT(sparse->sketch()->rebases(), 0) << "no rebase: the data no longer exercise the bound";
 }

@@ -37,7 +37,12 @@ def main():
         print(f'ref FD {tref:.1f}s', flush=True)
     res = {}
     for cfg in A.configs.split(','):
-        p = cfg.split(':'); mode, S, tau = p[0], int(p[1]), float(p[2]); hmin = float(p[3]) if len(p) > 3 else 0.1; cdrop = float(p[3]) if len(p) > 3 else 1.0; rho = (float(p[4]) or None) if len(p) > 4 else None; gmax = float(p[5]) if len(p) > 5 else 1e4
+        # mode:S:tau[:x[:rho[:gmax]]], x = hmin (recycle) or cdrop (drop); rho 0 = no rationing
+        p = cfg.split(':'); mode, S, tau = p[0], int(p[1]), float(p[2])
+        hmin = float(p[3]) if len(p) > 3 else 0.1
+        cdrop = float(p[3]) if len(p) > 3 else 1.0
+        rho = (float(p[4]) or None) if len(p) > 4 else None
+        gmax = float(p[5]) if len(p) > 5 else 1e4
         t0 = time.time(); f = fdsim.SonFD(A.l, U, S, tau, mode, hmin=hmin, cdrop=cdrop, rho=rho, gmax=gmax)
         errs = []; drifts = []; spec = []
         for i in range(A.n):

@@ -314,7 +314,7 @@ void FrequentDirections::compact() {
   // and the sparse form's weights left the dense form's exponentially (10⁻¹⁵ to 10⁻⁴ in 600 steps),
   // while with this bound (8 rebases in 7,291 steps) they stay within 10⁻¹² of them.
   sp.rebase_pending = top > 0.0 && (growth > options_.max_growth * std::sqrt(top) ||
-                                    largest > options_.max_growth * options_.max_growth * top);
+                                    std::sqrt(largest) > options_.max_growth * std::sqrt(top));
 }
 
 void FrequentDirections::rebase() {
