@@ -128,7 +128,6 @@ class SlotFD:
         # negligible columns: free (their retirement still costs the learner's share: counted)
         limit = Rz - (R - ka)
         A = columns(Mp, pivots)
-        elim = []
         for e in nonpiv:
             if np.linalg.norm(Mp[:, e]) * norms[e] <= 1e-12 * scale:
                 s.live[e] = False
@@ -199,5 +198,4 @@ if __name__ == '__main__':
         print(json.dumps(dict(cfg=cfg, spec=spec, stats=f.stats, cost_first=first, cost_last=last,
                               growth_max=max(r['growth'] for r in f.log),
                               growth_med=float(np.median([r['growth'] for r in f.log])),
-                              fold_resid_max=max([r.get('fold_resid', 0) for r in f.log]),
                               time=time.time() - t0)), flush=True)
