@@ -118,6 +118,11 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   if (s.grid_rows > 0 && comm.size() % s.grid_rows == 0) opts.set_default("grid-rows", number_text(s.grid_rows));
   opts.set_default("passes", number_text(h.run.passes));
   opts.set_default("dim", number_text(data_dim));
+  // The learner's features are the checkpoint's: a resumed run rebuilds the seen ones from the same data.
+  const std::string features = h.run.original_dim > 0 ? "seen" : "all";
+  if (opts.given("features") && opts.text("features") != "auto" && opts.text("features") != features)
+    differs("features", opts.text("features"), features, path);
+  opts.set_default("features", features);
   return h;
 }
 

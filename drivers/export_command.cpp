@@ -132,7 +132,12 @@ int run_export(const Communicator& comm, std::span<const std::string> args) {
     throw InvalidArgument("option --format: unknown format '" + format + "' (liblinear, text or npy)");
   check_distinct_files(comm, {{"MODEL", model_path, false}, {"OUT", out, true}});
   check_writable(comm, out + ".tmp", "OUT", false);
-  const index_t rows = LinearModel::load(comm, model_path).dim();
+  const LinearModel whole = LinearModel::load(comm, model_path);
+  if (whole.features())
+    throw InvalidArgument("MODEL '" + model_path + "' keeps only the " + number_text(whole.data_dim()) + " of d = " +
+                          number_text(whole.original_dim()) + " features its training data had (train --features seen), "
+                          "and the formats of export hold every feature: train with --features all to export it");
+  const index_t rows = whole.dim();
   std::vector<index_t> sizes(static_cast<std::size_t>(comm.size()), 0);
   sizes[0] = rows;  // rank 0 holds all of W
   const LinearModel model = LinearModel::load(comm, model_path, BlockPartition(sizes));

@@ -41,7 +41,7 @@ OptionParser make_parser() {
 void print_summary(const OptionParser& opts, const Communicator& comm, const LinearModel& model,
                    const std::string& format, const EvaluationStats& s) {
   std::printf("adasketch predict: %s (%s, %s loss, d = %lld, K = %d), %d rank%s\n", opts.text("model").c_str(),
-              model.algorithm().c_str(), model.loss().name().c_str(), static_cast<long long>(model.data_dim()),
+              model.algorithm().c_str(), model.loss().name().c_str(), static_cast<long long>(model.original_dim()),
               model.outputs(), comm.size(), comm.size() == 1 ? "" : "s");
   std::printf("  labels        %s\n", model.labels().describe().c_str());
   std::printf("  data          %s (%s): %lld examples\n", opts.text("data").c_str(), format.c_str(),
@@ -63,7 +63,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("label_map", model.labels().describe());
   j.member("ranks", comm.size());
   j.member("format", format);
-  j.member("d", model.data_dim());
+  j.member("d", model.original_dim());
   j.member("examples", s.examples);
   j.key("mistakes");
   std::isfinite(s.accuracy) ? j.value(s.mistakes) : j.null();
@@ -90,11 +90,13 @@ int run_predict(const Communicator& comm, std::span<const std::string> args) {
   check_writable(comm, report, "option --report", true);
   check_writable(comm, predictions, "option --predictions", true);
   LinearModel model = LinearModel::load(comm, opts.text("model"));
-  DataInput data = open_data(comm, path, model.data_dim(), "option --data", "option --data (with the model's d)", 1,
+  DataInput data = open_data(comm, path, model.original_dim(), "option --data", "option --data (with the model's d)", 1,
                               hdf5_names(opts));
   CollectiveOwner<ExampleSource> source(std::move(data.source));
+  std::optional<CompactSource> compact;  // a model of seen features: the data on them (the others' weights are zero)
+  ExampleSource* data_examples = model.features() ? &compact.emplace(*source, model.features()) : &*source;
   std::optional<BiasSource> biased;  // the model's bias feature, split as the training run split it
-  ExampleSource& examples = with_bias(comm, *source, model.bias(), biased);
+  ExampleSource& examples = with_bias(comm, *data_examples, model.bias(), biased);
   if (biased) model = LinearModel::load(comm, opts.text("model"), examples.partition());
   std::optional<PredictionsFile> out;
   if (!predictions.empty()) out.emplace(comm, predictions, "option --predictions", model.loss(), model.labels(), model.weights());

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "adasketch/data/compact_features.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
 #include "adasketch/io/linear_model.hpp"
@@ -87,6 +88,10 @@ OptionParser train_parser() {
   p.optional("test", "DATA", "test examples, scored after training (a LIBSVM file is read with the training d)");
   p.optional("dim", OptionType::Integer, "D", "0",
              "number of features d; 0 takes the largest index of a LIBSVM file, the dense header's d or the spec's d");
+  p.optional("features", OptionType::String, "F", "auto",
+             "seen: the learner keeps state only for the features that occur in the training data (memory in "
+             "proportion to them; one more pass over the data first; test and model use the same features); all: for "
+             "every feature of d; auto: seen for a LIBSVM file with d ≥ 2^20, else all");
   p.optional("bias", OptionType::Real, "B", "0",
              "intercept, as LIBLINEAR's -B: B > 0 appends the constant feature B to every example (feature d+1); "
              "the model keeps B, and predict applies it; 0: none");
@@ -197,7 +202,22 @@ void check_train_options(const OptionParser& opts) {
   if (passes < 1 || passes > 1000000) throw InvalidArgument("option --passes: must be in [1, 10⁶], got " + opts.text("passes"));
   if (opts.integer("dim") < 0) throw InvalidArgument("option --dim: must be ≥ 0, got " + opts.text("dim"));
   if (opts.real("bias") < 0.0) throw InvalidArgument("option --bias: must be ≥ 0 (0: none), got " + opts.text("bias"));
+  if (const std::string f = opts.text("features"); f != "auto" && f != "seen" && f != "all")
+    throw InvalidArgument("option --features: must be auto, seen or all, got '" + f + "'");
 }
+
+namespace {
+
+/// --features auto keeps only the seen features of a LIBSVM file from this d on (docs/usage.md).
+constexpr index_t kSeenFeaturesFrom = index_t{1} << 20;
+
+// Whether the learner gets only the features that occur in the training data (--features).
+bool use_seen_features(const std::string& choice, const std::string& format, index_t dim) {
+  if (choice != "auto") return choice == "seen";
+  return format == "libsvm" && dim >= kSeenFeaturesFrom;
+}
+
+}  // namespace
 
 int train_configuration(const Communicator& comm, OptionParser& opts, TrainResults& r) {
   const auto wall_start = Clock::now();
@@ -227,14 +247,27 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
   check_writable(comm, predictions, "option --predictions", true);
 
+  // A resumed run keeps the checkpoint's features (adopt_checkpoint checked a given --features).
+  const std::string features_choice =
+      resumed ? (resumed->run.original_dim > 0 ? "seen" : "all") : opts.text("features");
+  // Seen features read the data once more (the scan): keep the LIBSVM reader's examples when that may be so.
+  const bool may_scan = features_choice == "seen" || (features_choice == "auto" && dim_option >= kSeenFeaturesFrom);
   DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim",
-                             static_cast<int>(passes), hdf5_names(opts));
+                             static_cast<int>(passes) + (may_scan ? 1 : 0), hdf5_names(opts));
   r.format = data.format;
   r.rows = data.rows;
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   r.dim = source->dim();
+  std::shared_ptr<const FeatureMap> features;
+  std::optional<CompactSource> compact;
+  ExampleSource* data_examples = &*source;
+  if (use_seen_features(features_choice, r.format, r.dim)) {
+    features = std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source));
+    data_examples = &compact.emplace(*source, features);
+    r.seen_features = features->partition().dim();
+  }
   std::optional<BiasSource> biased;
-  ExampleSource* examples = &with_bias(comm, *source, bias, biased);
+  ExampleSource* examples = &with_bias(comm, *data_examples, bias, biased);
   if (resumed && resumed->run.data_examples != 0 && r.rows != resumed->run.data_examples)
     throw InputError(path, 0, "has " + number_text(r.rows) + " examples, but the checkpoint '" + resume_path +
                                   "' was written for " + number_text(resumed->run.data_examples) + " (" +
@@ -252,7 +285,7 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   r.classes = spec.loss == LossKind::softmax ? spec.classes : 1;
   std::unique_ptr<Learner> learner;
   const auto build = [&] {
-    return with_memory_context(spec.algorithm + " (d = " + number_text(r.dim) + ", K = " + number_text(r.classes) +
+    return with_memory_context(spec.algorithm + " (d = " + number_text(data_examples->dim()) + ", K = " + number_text(r.classes) +
                                    ", ell = " + number_text(spec.ell) + ")",
                                [&] { return make_learner(comm, examples->partition(), spec); });
   };
@@ -263,8 +296,8 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
       // The exact learners need equal blocks, which the bias feature's default place can break (when
       // the rank count divides d): they get the uniform split, the entries moving to their ranks.
       if (!biased || examples->partition().is_uniform()) throw;
-      const BlockPartition uniform(r.dim + 1, comm.size());
-      examples = &with_bias(comm, *source, bias, biased, &uniform);
+      const BlockPartition uniform(data_examples->dim() + 1, comm.size());
+      examples = &with_bias(comm, *data_examples, bias, biased, &uniform);
       learner = build();
     }
   } catch (const InvalidArgument& e) {
@@ -298,7 +331,7 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
     training.checkpoint_seconds = checkpointing.every_seconds;
     training.stop_requested = [] { return stop_signal() != 0; };
     training.checkpoint = [&](const TrainingState& state) {
-      const CheckpointRun run{labels, state, training.passes, path, r.rows, bias};
+      const CheckpointRun run{labels, state, training.passes, path, r.rows, bias, features ? r.dim : 0};
       detail::save_checkpoint_interrupted(checkpointing.path, *learner, run, crash_hook);
       saved = state;
     };
@@ -317,8 +350,10 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
                                hdf5_names(opts));
     r.test_format = test.format;
     CollectiveOwner<ExampleSource> test_source(std::move(test.source));
+    std::optional<CompactSource> test_compact;  // the training data's features; the others' weights are zero
+    ExampleSource* test_data = features ? &test_compact.emplace(*test_source, features) : &*test_source;
     std::optional<BiasSource> test_biased;
-    ExampleSource& test_examples = with_bias(comm, *test_source, bias, test_biased, &learner->partition());
+    ExampleSource& test_examples = with_bias(comm, *test_data, bias, test_biased, &learner->partition());
     std::optional<PredictionsFile> out;
     if (!predictions.empty()) {
       std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
@@ -332,7 +367,7 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   }
   if (!model_path.empty()) {
     const RemoveOnSignal guard(model_path + ".tmp");  // the library's temporary file (LinearModel::save)
-    save_model(*learner, labels, model_path, bias);
+    save_model(*learner, labels, model_path, bias, features);
   }
   {
     std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));

@@ -23,6 +23,9 @@ void print_header(const OptionParser& opts, const Communicator& comm, const Lear
               comm.size() == 1 ? "" : "s");
   std::printf("  data          %s (%s): d = %lld, examples = %lld, labels %s\n", opts.text("data").c_str(),
               r.format.c_str(), static_cast<long long>(r.dim), static_cast<long long>(r.rows), r.label_map.c_str());
+  if (r.seen_features > 0)
+    std::printf("  features      the %lld that occur in the data, of d = %lld (--features seen)\n",
+                static_cast<long long>(r.seen_features), static_cast<long long>(r.dim));
   if (opts.real("bias") > 0.0)
     std::printf("  bias          %s, as feature %lld of every example\n", opts.text("bias").c_str(),
                 static_cast<long long>(r.dim + 1));
@@ -96,6 +99,8 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("ranks", comm.size());
   j.member("format", r.format);
   j.member("d", r.dim);
+  j.member("features", r.seen_features > 0 ? "seen" : "all");
+  j.member("learner_features", r.seen_features > 0 ? r.seen_features : r.dim);
   j.member("examples_per_pass", r.rows);
   j.member("passes", opts.integer("passes"));
   j.member("examples", t.examples);

@@ -16,6 +16,7 @@ namespace adasketch::driver {
 struct TrainResults {
   std::string format;
   index_t dim = 0, rows = 0;
+  index_t seen_features = 0;  ///< with --features seen: the features the learner has (the training data's); else 0
   int classes = 1;
   std::string label_map;
   std::string resumed;  ///< with --resume: where the run continues from (a line of the header)

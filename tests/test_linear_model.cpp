@@ -146,7 +146,7 @@ TEST(LinearModel, CorruptFilesAreRejectedOnEveryRank) {
   edit("truncated", "truncated", [](auto& b) { b.resize(b.size() - 8); });
   edit("header-only", "truncated", [](auto& b) { b.resize(60); });
   edit("longer", "expected", [](auto& b) { b.push_back(0); });
-  edit("version", "version 3", [](auto& b) { b[8] = 3; reseal_header(b); });
+  edit("version", "version 4", [](auto& b) { b[8] = 4; reseal_header(b); });
   edit("reserved", "reserved", [](auto& b) { b[100] = 1; reseal_header(b); });
   edit("loss", "unknown loss", [](auto& b) { std::memcpy(b.data() + 64, "cubic", 5); reseal_header(b); });
   edit("labels", "label map", [](auto& b) { b[12] = 9; reseal_header(b); });

@@ -5,6 +5,8 @@
 // <adasketch/evaluation/exact_covariance.hpp>, target adasketch::evaluation.
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
+#include "adasketch/data/bias_source.hpp"
+#include "adasketch/data/compact_features.hpp"
 #include "adasketch/data/dense_binary.hpp"
 #include "adasketch/data/example.hpp"
 #include "adasketch/data/example_source.hpp"

@@ -109,6 +109,8 @@ Front read_front(const detail::CollectiveFile& file, const std::string& path, bo
     file.read_bytes(static_cast<MPI_Offset>(h.size()), extension.data(), extension.size());
     detail::decode_extension(extension.data(), front.decoded, path);
   }
+  CheckpointHeader& header = front.decoded.header;
+  if (front.decoded.compact) header.run.original_dim = header.dim - (header.run.bias > 0.0 ? 1 : 0);
   if (with_table) {
     std::vector<unsigned char> table(detail::kCheckpointEntryBytes * front.decoded.fields);
     file.read_bytes(static_cast<MPI_Offset>(h.size() + front.decoded.extension), table.data(), table.size());
@@ -122,7 +124,7 @@ void require_same_learner(const CheckpointHeader& header, const Learner& learner
   std::string what;
   if (const auto diffs = spec_differences(header.spec, learner.spec()); !diffs.empty())
     what = diffs.front().field + " = " + diffs.front().saved + " in the checkpoint, " + diffs.front().given + " here";
-  else if (header.dim != learner.partition().dim())
+  else if (header.run.original_dim == 0 && header.dim != learner.partition().dim())  // compact: the fields' sizes tell
     what = "d = " + number_text(header.dim) + " in the checkpoint, " + number_text(learner.partition().dim()) + " here";
   else if (header.classes != learner.outputs())
     what = "K = " + number_text(header.classes) + " in the checkpoint, " + number_text(learner.outputs()) + " here";
@@ -174,7 +176,7 @@ void detail::save_checkpoint_interrupted(const std::string& path, Learner& learn
   set_checksums(comm, fields, words, entries);
   CheckpointHeader header;
   header.spec = learner.spec();
-  header.dim = learner.partition().dim();
+  header.dim = run.original_dim > 0 ? run.original_dim + (run.bias > 0.0 ? 1 : 0) : learner.partition().dim();
   header.classes = learner.outputs();
   header.ranks = comm.size();
   header.run = run;

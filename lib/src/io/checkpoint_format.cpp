@@ -114,7 +114,8 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
   put_at(h, kStateAt + 24, static_cast<std::uint64_t>(t.mistakes));
   put_at(h, kStateAt + 32, t.cumulative_loss);
   put_at(h, kStateAt + 40, t.seconds);
-  put_at(h, kStateAt + 48, std::uint64_t{t.signs ? 1u : 0u});
+  // Flags: bit 0 every label so far ±1, bit 1 compact features.
+  put_at(h, kStateAt + 48, std::uint64_t{t.signs ? 1u : 0u} | std::uint64_t{header.run.original_dim > 0 ? 2u : 0u});
   put_at(h, kPassesAt, static_cast<std::uint64_t>(header.run.passes));
   put_at(h, kDataExamplesAt, static_cast<std::uint64_t>(header.run.data_examples));
   put_at(h, kFieldsAt, static_cast<std::uint64_t>(entries.size()));
@@ -213,7 +214,7 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   const std::uint64_t limit = std::uint64_t{1} << 62;
   const auto position = get_at<std::uint64_t>(h, kStateAt + 8), examples = get_at<std::uint64_t>(h, kStateAt + 16),
              mistakes = get_at<std::uint64_t>(h, kStateAt + 24), data_examples = get_at<std::uint64_t>(h, kDataExamplesAt);
-  if (pass == 0 || pass > 1000001 || passes == 0 || passes > 1000000 || flags > 1 || position > limit ||
+  if (pass == 0 || pass > 1000001 || passes == 0 || passes > 1000000 || flags > 3 || position > limit ||
       examples > limit || mistakes > examples || data_examples > limit)
     throw corrupt(path, "bad training state");
   t.pass = static_cast<int>(pass);
@@ -222,7 +223,8 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   t.mistakes = static_cast<index_t>(mistakes);
   t.cumulative_loss = get_at<double>(h, kStateAt + 32);
   t.seconds = get_at<double>(h, kStateAt + 40);
-  t.signs = flags == 1;
+  t.signs = (flags & 1) != 0;
+  d.compact = (flags & 2) != 0;
   out.run.passes = static_cast<int>(passes);
   out.run.data_examples = static_cast<index_t>(data_examples);
   bool name_ok = false;

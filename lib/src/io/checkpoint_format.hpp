@@ -41,6 +41,8 @@ struct DecodedHeader {
   std::uint32_t version = 0;
   /// The label map's kind; a listed one gets its values from the extension (version 4).
   LabelMap::Kind labels = LabelMap::Kind::real;
+  /// Flag bit 1: compact features (header.dim is then the original d, + 1 with a bias).
+  bool compact = false;
 };
 /// Validates everything the 512 header bytes can tell, against the actual file size; throws
 /// InputError(path, 0, ...).

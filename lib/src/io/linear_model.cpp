@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 
+#include "adasketch/data/bias_source.hpp"
 #include "adasketch/error.hpp"
 #include "collective_file.hpp"
 #include "../learners/nonzeros.hpp"
@@ -25,7 +26,10 @@ static_assert(std::endian::native == std::endian::little, "the model file format
 namespace {
 
 constexpr char kMagic[8] = {'A', 'D', 'S', 'K', 'M', 'O', 'D', 'L'};
-constexpr std::uint32_t kVersion = 2, kPlainVersion = 1;  // version 1: no label values, no bias
+// Version 1: no label values, no bias; 2: with them; 3: rows of compact features, with the trailer
+// (original d, the feature list's checksum) and the list after the label values.
+constexpr std::uint32_t kVersion = 2, kPlainVersion = 1, kCompactVersion = 3;
+constexpr std::size_t kTrailerBytes = 16;
 constexpr std::size_t kHeaderBytes = 128, kNameBytes = 32;
 constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kReservedAt = 96, kReservedBytes = 16;
 constexpr std::size_t kValuesAt = 96, kBiasAt = 104;  // version 2's use of the reserved bytes
@@ -58,43 +62,74 @@ void allocate_everywhere(const Communicator& comm, std::vector<double>& v, std::
   if (comm.allreduce_max(failed) != 0) throw Error("out of memory for the model weights (" + number_text(n) + " doubles per rank)");
 }
 
-// The header checksum: FNV-1a of bytes 0..119, then (version 2) of the label values' bytes.
-std::uint64_t header_checksum(const HeaderBytes& h, std::span<const double> values) {
+// Version 3's trailer: the original d and the order-free checksum of the feature list.
+using TrailerBytes = std::array<unsigned char, kTrailerBytes>;
+
+// The header checksum: FNV-1a of bytes 0..119, then (versions 2 and 3) of the label values' bytes,
+// then (version 3) of the trailer.
+std::uint64_t header_checksum(const HeaderBytes& h, std::span<const double> values, std::span<const unsigned char> trailer) {
   std::vector<unsigned char> bytes(h.begin(), h.begin() + kHeaderSumAt);
   const auto* v = reinterpret_cast<const unsigned char*>(values.data());
   bytes.insert(bytes.end(), v, v + 8 * values.size());
+  bytes.insert(bytes.end(), trailer.begin(), trailer.end());
   return detail::fnv1a(bytes.data(), bytes.size());
 }
 
+// The checksum of a feature list split over ranks; `first` is the position of features[0].
+std::uint64_t features_checksum(const Communicator& comm, std::span<const std::uint64_t> features, index_t first) {
+  return detail::checksum_sum(comm, detail::checksum_part(features, static_cast<std::uint64_t>(first)));
+}
+
 struct Header {
+  std::uint32_t version = 0;
   LabelMap::Kind labels = LabelMap::Kind::real;
   std::uint64_t dim = 0, classes = 0, weights_sum = 0;
   std::string algorithm, loss;
   double bias = 0.0;
+  std::uint64_t original_dim = 0, features_sum = 0;  ///< version 3
 };
 
-// The label values a version 2 file holds at its end (L of them); none for version 1. Collective.
+// The label values of a version 2 or 3 file (L of them, after W); none for version 1; and version
+// 3's trailer after them. Collective.
 std::vector<double> read_label_values(const detail::CollectiveFile& file, const HeaderBytes& h, const std::string& path,
-                                      MPI_Offset size) {
-  if (get<std::uint32_t>(h, 8) != kVersion) return {};
+                                      MPI_Offset size, TrailerBytes& trailer) {
+  const auto version = get<std::uint32_t>(h, 8);
+  if (version != kVersion && version != kCompactVersion) return {};
   const auto count = get<std::uint64_t>(h, kValuesAt);
-  if (count > LabelMap::kMaxValues || static_cast<MPI_Offset>(kHeaderBytes + 8 * count) > size)
+  const auto rows = get<std::uint64_t>(h, 16), classes = get<std::uint64_t>(h, 24);
+  const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max()) / 16;
+  const std::uint64_t tail = 8 * count + (version == kCompactVersion ? kTrailerBytes : 0);
+  if (count > LabelMap::kMaxValues || static_cast<MPI_Offset>(kHeaderBytes + tail) > size)
     throw InputError(path, 0, "corrupt model file: bad number of label values " + number_text(count));
+  // Version 2: the values end the file; version 3: they follow W (whose size is checked by decode).
+  MPI_Offset at = size - static_cast<MPI_Offset>(8 * count);
+  if (version == kCompactVersion) {
+    if (classes == 0 || classes > (1u << 20) || rows > max / classes)
+      throw InputError(path, 0, "corrupt model file: bad dimensions d = " + number_text(rows) + ", K = " + number_text(classes));
+    at = static_cast<MPI_Offset>(kHeaderBytes + 8 * rows * classes);
+    if (at + static_cast<MPI_Offset>(tail) > size)
+      throw InputError(path, 0, "truncated model file: " + number_text(size) + " bytes end before its feature list");
+  }
   std::vector<double> values(count);
-  file.read_bytes(size - static_cast<MPI_Offset>(8 * count), reinterpret_cast<unsigned char*>(values.data()), 8 * count);
+  file.read_bytes(at, reinterpret_cast<unsigned char*>(values.data()), 8 * count);
+  if (version == kCompactVersion) file.read_bytes(at + static_cast<MPI_Offset>(8 * count), trailer.data(), kTrailerBytes);
   return values;
 }
 
 // Validates everything a header with the right magic can tell (against the file size too); the
 // same on every rank.
-Header decode(const HeaderBytes& h, std::span<const double> values, const std::string& path, MPI_Offset size) {
+Header decode(const HeaderBytes& h, std::span<const double> values, const TrailerBytes& trailer, const std::string& path,
+              MPI_Offset size) {
   const auto corrupt = [&](const std::string& what) { return InputError(path, 0, "corrupt model file: " + what); };
-  if (get<std::uint64_t>(h, kHeaderSumAt) != header_checksum(h, values)) throw corrupt("header checksum mismatch");
   const auto version = get<std::uint32_t>(h, 8);
-  if (version != kVersion && version != kPlainVersion)
+  if (version != kVersion && version != kPlainVersion && version != kCompactVersion)
     throw InputError(path, 0, "model format version " + number_text(version) + " is not supported (this build reads " +
-                                  number_text(kPlainVersion) + " and " + number_text(kVersion) + ")");
+                                  number_text(kPlainVersion) + " to " + number_text(kCompactVersion) + ")");
+  const bool compact = version == kCompactVersion;
+  const std::span<const unsigned char> trailer_bytes(trailer.data(), compact ? kTrailerBytes : 0);
+  if (get<std::uint64_t>(h, kHeaderSumAt) != header_checksum(h, values, trailer_bytes)) throw corrupt("header checksum mismatch");
   Header out;
+  out.version = version;
   if (!LabelMap::kind_from_code(get<std::uint32_t>(h, 12), out.labels)) throw corrupt("unknown label map code");
   out.dim = get<std::uint64_t>(h, 16);
   out.classes = get<std::uint64_t>(h, 24);
@@ -105,17 +140,44 @@ Header decode(const HeaderBytes& h, std::span<const double> values, const std::s
   if (version == kPlainVersion &&
       std::any_of(h.begin() + kReservedAt, h.begin() + kReservedAt + kReservedBytes, [](unsigned char c) { return c != 0; }))
     throw corrupt("reserved bytes are not zero");
-  if (version == kVersion) out.bias = get<double>(h, kBiasAt);
+  if (version != kPlainVersion) out.bias = get<double>(h, kBiasAt);
   if (!std::isfinite(out.bias) || out.bias < 0.0) throw corrupt("bad bias " + number_text(out.bias));
   const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max());
   if (out.dim < (out.bias > 0.0 ? 2u : 1u) || out.classes == 0 || out.classes > (1u << 20) ||
-      out.dim > (max - kHeaderBytes - 8 * values.size()) / 8 / out.classes)
+      out.dim > (max - kHeaderBytes - 8 * values.size() - kTrailerBytes) / 8 / (out.classes + (compact ? 1 : 0)))
     throw corrupt("bad dimensions d = " + number_text(out.dim) + ", K = " + number_text(out.classes));
-  const auto expected = static_cast<MPI_Offset>(kHeaderBytes + 8 * out.dim * out.classes + 8 * values.size());
+  // Version 3 lists one original index for each row of W but the bias feature's.
+  const std::uint64_t listed = compact ? out.dim - (out.bias > 0.0 ? 1 : 0) : 0;
+  if (compact) {
+    out.original_dim = detail::get_at<std::uint64_t>(trailer_bytes, 0);
+    out.features_sum = detail::get_at<std::uint64_t>(trailer_bytes, 8);
+    if (out.original_dim < listed || out.original_dim > static_cast<std::uint64_t>(std::numeric_limits<index_t>::max()))
+      throw corrupt("original d = " + number_text(out.original_dim) + " with " + number_text(listed) + " listed features");
+  }
+  const auto expected = static_cast<MPI_Offset>(kHeaderBytes + 8 * out.dim * out.classes + 8 * values.size() +
+                                                (compact ? kTrailerBytes + 8 * listed : 0));
   if (size != expected)
     throw InputError(path, 0, std::string(size < expected ? "truncated" : "corrupt") + " model file: " +
-                                  number_text(size) + " bytes, expected 128 + 8·d·K + 8·L = " + number_text(expected));
+                                  number_text(size) + " bytes, expected " +
+                                  (compact ? "128 + 8·d·K + 8·L + 16 + 8·n = " : "128 + 8·d·K + 8·L = ") +
+                                  number_text(expected));
   return out;
+}
+
+// Collective. The position in the file's ascending feature list (n entries at byte `at`) of the
+// first feature ≥ f, every rank its own f: a binary search of single reads, the same number of
+// collective reads on every rank.
+index_t first_listed_at_least(const detail::CollectiveFile& file, MPI_Offset at, std::uint64_t n, std::uint64_t f) {
+  std::uint64_t lo = 0, hi = n;
+  for (std::uint64_t span = n; ; span /= 2) {
+    std::uint64_t value = 0;
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    const bool searching = lo < hi;
+    file.read_bytes(at + static_cast<MPI_Offset>(8 * mid), reinterpret_cast<unsigned char*>(&value), searching ? 8 : 0);
+    if (searching) (value < f ? lo = mid + 1 : hi = mid);
+    if (span == 0) break;
+  }
+  return static_cast<index_t>(lo);
 }
 
 // The map a header and its label values describe; InputError for a combination save() never writes.
@@ -130,6 +192,36 @@ LabelMap decoded_map(const Header& header, std::vector<double> values, const std
                                 " label values do not agree");
 }
 
+// Collective. The feature map of a version 3 file whose list starts at byte `at`: each rank reads the
+// listed features of its block of the original d split over comm.
+std::shared_ptr<const FeatureMap> read_feature_list(const Communicator& comm, const detail::CollectiveFile& file,
+                                                    const std::string& path, const Header& header, MPI_Offset at) {
+  const std::uint64_t n = header.dim - (header.bias > 0.0 ? 1 : 0);
+  const BlockPartition original(static_cast<index_t>(header.original_dim), comm.size());
+  const index_t begin = original.begin(comm.rank()), end = original.end(comm.rank());
+  const index_t lo = first_listed_at_least(file, at, n, static_cast<std::uint64_t>(begin));
+  const index_t hi = first_listed_at_least(file, at, n, static_cast<std::uint64_t>(end));
+  std::vector<double> words(sz(hi - lo));
+  file.read(at + static_cast<MPI_Offset>(8 * lo), words.data(), hi - lo);
+  std::vector<std::uint64_t> listed(words.size());
+  std::memcpy(listed.data(), words.data(), 8 * words.size());
+  // An unsorted list could make the ranks' slices overlap or miss entries: the checksum and the count
+  // over the slices find it.
+  bool ordered = true;
+  for (std::size_t i = 0; i < listed.size(); ++i)
+    ordered = ordered && listed[i] >= static_cast<std::uint64_t>(begin) && listed[i] < static_cast<std::uint64_t>(end) &&
+              (i == 0 || listed[i - 1] < listed[i]);
+  const index_t disordered = comm.allreduce_max(index_t{ordered ? 0 : 1});
+  const index_t count = comm.allreduce_sum(hi - lo);
+  if (disordered != 0 || count != static_cast<index_t>(n) || features_checksum(comm, listed, lo) != header.features_sum)
+    throw InputError(path, 0, "corrupt model file: the feature list is not " + number_text(n) +
+                                  " ascending original indices below d = " + number_text(header.original_dim) +
+                                  " with its checksum");
+  std::vector<index_t> local(listed.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) local[i] = static_cast<index_t>(listed[i]) - begin;
+  return std::make_shared<const FeatureMap>(comm, original, std::move(local));
+}
+
 }  // namespace
 
 LinearModel::LinearModel(const Communicator& comm, const BlockPartition& partition, std::string algorithm,
@@ -141,8 +233,17 @@ LinearModel::LinearModel(const Communicator& comm, const BlockPartition& partiti
                     "bias = " + number_text(bias) + " with d = " + number_text(partition.dim()));
 }
 
-LinearModel::LinearModel(const Learner& learner, const LabelMap& labels, double bias)
+LinearModel::LinearModel(const Learner& learner, const LabelMap& labels, double bias,
+                         std::shared_ptr<const FeatureMap> features)
     : LinearModel(learner.comm(), learner.partition(), learner.name(), learner.loss(), labels, bias) {
+  if (features) {
+    const BlockPartition& kept = features->partition();
+    bool same = kept.parts() == partition_.parts() && kept.dim() == data_dim();
+    for (int p = 0; same && p < kept.parts(); ++p) same = kept.begin(p) == partition_.begin(p);
+    ADASKETCH_REQUIRE(same, "the learner's d = " + number_text(data_dim()) + " (without the bias feature) is not split "
+                            "as the " + number_text(kept.dim()) + " compact features");
+    features_ = std::move(features);
+  }
   weights_.assign(static_cast<std::size_t>(learner.local_dim() * outputs()), 0.0);
   learner.weights(weights_);
 }
@@ -164,10 +265,23 @@ void LinearModel::save(const std::string& path) const {
   const auto K = static_cast<index_t>(outputs());
   const index_t first = K * partition_.begin(comm_.rank());
   const std::span<const double> values = labels_.values();
-  const bool plain = values.empty() && bias_ == 0.0;  // a version 1 file, as before label values and biases
+  // A version 1 file, as before label values and biases, when the model has neither.
+  const bool plain = values.empty() && bias_ == 0.0 && !features_;
+  // Version 3: this rank's original feature indices, and the list's place and checksum.
+  std::vector<std::uint64_t> listed;
+  index_t listed_first = 0;
+  TrailerBytes trailer{};
+  if (features_) {
+    const index_t begin = features_->original_partition().begin(comm_.rank());
+    for (const index_t j : features_->local_features()) listed.push_back(static_cast<std::uint64_t>(begin + j));
+    listed_first = features_->partition().begin(comm_.rank());
+    detail::put_at(std::span<unsigned char>(trailer), 0, static_cast<std::uint64_t>(features_->original_dim()));
+    detail::put_at(std::span<unsigned char>(trailer), 8, features_checksum(comm_, listed, listed_first));
+  }
+  const std::span<const unsigned char> trailer_bytes(trailer.data(), features_ ? kTrailerBytes : 0);
   HeaderBytes h{};
   std::memcpy(h.data(), kMagic, sizeof kMagic);
-  put(h, 8, plain ? kPlainVersion : kVersion);
+  put(h, 8, plain ? kPlainVersion : features_ ? kCompactVersion : kVersion);
   put(h, 12, static_cast<std::uint32_t>(labels_.kind()));
   if (!plain) {
     put(h, kValuesAt, static_cast<std::uint64_t>(values.size()));
@@ -178,7 +292,7 @@ void LinearModel::save(const std::string& path) const {
   std::memcpy(h.data() + kAlgorithmAt, algorithm_.data(), algorithm_.size());
   std::memcpy(h.data() + kLossAt, loss_.name().data(), loss_.name().size());
   put(h, kWeightsSumAt, weights_checksum(comm_, weights_, first));
-  put(h, kHeaderSumAt, header_checksum(h, values));
+  put(h, kHeaderSumAt, header_checksum(h, values, trailer_bytes));
 
   // FILE.tmp, synced, then renamed onto FILE: FILE is never partial. Failures are agreed by every
   // rank (CollectiveFile, replace_file), and rank 0 removes FILE.tmp again.
@@ -187,10 +301,18 @@ void LinearModel::save(const std::string& path) const {
     {
       const auto values_at = static_cast<MPI_Offset>(kHeaderBytes) + static_cast<MPI_Offset>(8 * dim() * K);
       detail::CollectiveFile file(comm_, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the model file");
-      file.set_size(values_at + static_cast<MPI_Offset>(8 * values.size()));  // drops an older, longer FILE.tmp
+      const MPI_Offset trailer_at = values_at + static_cast<MPI_Offset>(8 * values.size());
+      const MPI_Offset list_at = trailer_at + static_cast<MPI_Offset>(trailer_bytes.size());
+      const index_t count = features_ ? features_->partition().dim() : 0;
+      file.set_size(list_at + static_cast<MPI_Offset>(8 * count));  // drops an older, longer FILE.tmp
       file.write_bytes_root(0, h.data(), kHeaderBytes);
       file.write(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), weights_.data(), static_cast<index_t>(weights_.size()));
       file.write_bytes_root(values_at, reinterpret_cast<const unsigned char*>(values.data()), 8 * values.size());
+      file.write_bytes_root(trailer_at, trailer_bytes.data(), trailer_bytes.size());
+      // The 8-byte words as they are (CollectiveFile moves doubles; the bits are not converted).
+      std::vector<double> words(listed.size());
+      std::memcpy(words.data(), listed.data(), 8 * listed.size());
+      file.write(list_at + static_cast<MPI_Offset>(8 * listed_first), words.data(), static_cast<index_t>(words.size()));
       file.sync();
       file.close();  // collective, and agreed: every rank's data is in the file after this
     }
@@ -220,8 +342,9 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
     throw InputError(path, 0, "not an adasketch model file (magic \"ADSKMODL\" missing)");
   if (have < kHeaderBytes)
     throw InputError(path, 0, "truncated model file: " + number_text(size) + " bytes, shorter than the 128-byte header");
-  std::vector<double> values = read_label_values(file, h, path, size);
-  const Header header = decode(h, values, path, size);
+  TrailerBytes trailer{};
+  std::vector<double> values = read_label_values(file, h, path, size, trailer);
+  const Header header = decode(h, values, trailer, path, size);
   const auto K = static_cast<int>(header.classes);
   const auto loss = [&] {
     try {
@@ -238,8 +361,18 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
   if (partition != nullptr && partition->dim() != dim)
     throw InputError(path, 0, "the model has d = " + number_text(dim) + ", the given partition d = " +
                                   number_text(partition->dim()));
-  LinearModel model(comm, partition != nullptr ? *partition : BlockPartition(dim, comm.size()), header.algorithm, loss,
-                    labels, header.bias);
+  std::shared_ptr<const FeatureMap> features;
+  if (header.version == kCompactVersion) {
+    const auto listed_at = static_cast<MPI_Offset>(kHeaderBytes + 8 * header.dim * header.classes + 8 * labels.values().size() +
+                                                   kTrailerBytes);
+    features = read_feature_list(comm, file, path, header, listed_at);
+  }
+  const BlockPartition default_partition = !features               ? BlockPartition(dim, comm.size())
+                                           : header.bias > 0.0 ? with_bias_feature(features->partition())
+                                                               : features->partition();
+  LinearModel model(comm, partition != nullptr ? *partition : default_partition, header.algorithm, loss, labels,
+                    header.bias);
+  model.features_ = std::move(features);
   const index_t first = K * model.partition_.begin(comm.rank());
   allocate_everywhere(comm, model.weights_, static_cast<std::size_t>(model.partition_.size(comm.rank()) * K));
   file.read(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), model.weights_.data(),
@@ -257,8 +390,9 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
   return model;
 }
 
-void save_model(const Learner& learner, const LabelMap& labels, const std::string& path, double bias) {
-  LinearModel(learner, labels, bias).save(path);
+void save_model(const Learner& learner, const LabelMap& labels, const std::string& path, double bias,
+                std::shared_ptr<const FeatureMap> features) {
+  LinearModel(learner, labels, bias, std::move(features)).save(path);
 }
 
 }  // namespace adasketch

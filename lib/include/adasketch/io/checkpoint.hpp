@@ -31,12 +31,16 @@ struct CheckpointRun {
   std::string data_name;      ///< the training data (for messages)
   index_t data_examples = 0;  ///< its examples per pass (a sanity check on resume); 0: unknown
   double bias = 0.0;          ///< the bias B (> 0: the learner's last feature is B in every example)
+  /// > 0: the learner's features are the compact features of the training data (FeatureMap, which a
+  /// resumed run rebuilds from the same data), and this is the data's original d; 0: they are the
+  /// original features.
+  index_t original_dim = 0;
 };
 
 /// A checkpoint's header.
 struct CheckpointHeader {
   LearnerSpec spec;  ///< as Learner::spec() of the saved learner
-  index_t dim = 0;
+  index_t dim = 0;   ///< the learner's d; with compact features (run.original_dim > 0), the original d (+ 1 with a bias)
   int classes = 1;   ///< K
   int ranks = 0;     ///< of the writer
   CheckpointRun run;

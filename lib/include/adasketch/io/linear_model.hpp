@@ -5,12 +5,14 @@
 // The file format: docs/formats.md, "Model files". save() writes FILE.tmp with MPI-IO (each rank
 // its rows), syncs it and renames it to FILE on rank 0 after every rank has closed it, so FILE is
 // never half-written; a failed save removes FILE.tmp.
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
+#include "adasketch/data/compact_features.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/loss.hpp"
 #include "adasketch/sketch/local_row.hpp"
@@ -21,8 +23,11 @@ namespace adasketch {
 class LinearModel {
  public:
   /// A copy of the learner's current weight slice, with the label map its training data used and
-  /// its bias B (> 0: the learner's last feature is the constant B; 0: none). Local (no communication).
-  LinearModel(const Learner& learner, const LabelMap& labels, double bias = 0.0);
+  /// its bias B (> 0: the learner's last feature is the constant B; 0: none). `features`: the learner
+  /// was trained on compact features (its data features are features->partition()'s), and the
+  /// model keeps their original indices; null: on the original ones. Local (no communication).
+  LinearModel(const Learner& learner, const LabelMap& labels, double bias = 0.0,
+              std::shared_ptr<const FeatureMap> features = nullptr);
 
   /// Collective. Reads a model file written at any rank count, partitioned for comm. Throws
   /// InputError naming the file, identically on every rank, for a missing, truncated or corrupt
@@ -42,6 +47,11 @@ class LinearModel {
   double bias() const noexcept { return bias_; }
   /// The features of the data: dim() without the bias feature.
   index_t data_dim() const noexcept { return dim() - (bias_ > 0.0 ? 1 : 0); }
+  /// For a model of compact features, their original indices (rows of W are these features, in
+  /// order, then the bias feature); null when the rows are the original features 0..d−1.
+  const std::shared_ptr<const FeatureMap>& features() const noexcept { return features_; }
+  /// The d of the data the model scores: the original d for compact features, else data_dim().
+  index_t original_dim() const noexcept { return features_ ? features_->original_dim() : data_dim(); }
   int outputs() const noexcept { return loss_.outputs(); }
   const std::string& algorithm() const noexcept { return algorithm_; }
   const Loss& loss() const noexcept { return loss_; }
@@ -63,10 +73,12 @@ class LinearModel {
   Loss loss_;
   LabelMap labels_;
   double bias_ = 0.0;
+  std::shared_ptr<const FeatureMap> features_;
   std::vector<double> weights_;
 };
 
-/// Collective: LinearModel(learner, labels, bias).save(path).
-void save_model(const Learner& learner, const LabelMap& labels, const std::string& path, double bias = 0.0);
+/// Collective: LinearModel(learner, labels, bias, features).save(path).
+void save_model(const Learner& learner, const LabelMap& labels, const std::string& path, double bias = 0.0,
+                std::shared_ptr<const FeatureMap> features = nullptr);
 
 }  // namespace adasketch
