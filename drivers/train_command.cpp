@@ -192,6 +192,20 @@ std::string resumed_text(const std::string& path, const CheckpointHeader& h, con
   return text;
 }
 
+/// --features auto keeps only the seen features of a LIBSVM file from this d on (docs/usage.md).
+constexpr index_t kSeenFeaturesFrom = index_t{1} << 20;
+
+// Every learner's state but CompAdaGrad's stays on the features its gradients had, so on the seen
+// features it is the same learner (tests/test_compact_features.cpp); CompAdaGrad's SRHT mixes every
+// feature of d, and its weights are not zero off the data's features.
+bool keeps_to_seen_features(const std::string& algorithm) { return !algorithm.starts_with("comp-adagrad"); }
+
+// Whether the learner gets only the features that occur in the training data (--features).
+bool use_seen_features(const std::string& choice, const std::string& format, index_t dim, const std::string& algorithm) {
+  if (choice != "auto") return choice == "seen";
+  return format == "libsvm" && dim >= kSeenFeaturesFrom && keeps_to_seen_features(algorithm);
+}
+
 }  // namespace
 
 void check_train_options(const OptionParser& opts) {
@@ -204,20 +218,12 @@ void check_train_options(const OptionParser& opts) {
   if (opts.real("bias") < 0.0) throw InvalidArgument("option --bias: must be ≥ 0 (0: none), got " + opts.text("bias"));
   if (const std::string f = opts.text("features"); f != "auto" && f != "seen" && f != "all")
     throw InvalidArgument("option --features: must be auto, seen or all, got '" + f + "'");
+  if (opts.text("features") == "seen" && !keeps_to_seen_features(opts.text("algo")))
+    throw InvalidArgument("option --features seen: " + opts.text("algo") +
+                          "'s SRHT mixes every feature of d, so its weights are not zero off the data's features "
+                          "(use --features all)");
 }
 
-namespace {
-
-/// --features auto keeps only the seen features of a LIBSVM file from this d on (docs/usage.md).
-constexpr index_t kSeenFeaturesFrom = index_t{1} << 20;
-
-// Whether the learner gets only the features that occur in the training data (--features).
-bool use_seen_features(const std::string& choice, const std::string& format, index_t dim) {
-  if (choice != "auto") return choice == "seen";
-  return format == "libsvm" && dim >= kSeenFeaturesFrom;
-}
-
-}  // namespace
 
 int train_configuration(const Communicator& comm, OptionParser& opts, TrainResults& r) {
   const auto wall_start = Clock::now();
@@ -261,7 +267,7 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   std::shared_ptr<const FeatureMap> features;
   std::optional<CompactSource> compact;
   ExampleSource* data_examples = &*source;
-  if (use_seen_features(features_choice, r.format, r.dim)) {
+  if (use_seen_features(features_choice, r.format, r.dim, spec.algorithm)) {
     features = std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source));
     data_examples = &compact.emplace(*source, features);
     r.seen_features = features->partition().dim();

@@ -99,8 +99,7 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("ranks", comm.size());
   j.member("format", r.format);
   j.member("d", r.dim);
-  j.member("features", r.seen_features > 0 ? "seen" : "all");
-  j.member("learner_features", r.seen_features > 0 ? r.seen_features : r.dim);
+  j.member("learner_features", r.seen_features > 0 ? r.seen_features : r.dim);  // d_c with --features seen, else d
   j.member("examples_per_pass", r.rows);
   j.member("passes", opts.integer("passes"));
   j.member("examples", t.examples);

@@ -238,8 +238,9 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
     throw InputError(path, 0, std::string(actual_size < d.size ? "truncated" : "corrupt") + " checkpoint file: " +
                                   number_text(actual_size) + " bytes, the header says " + number_text(d.size));
   // Every learner keeps d × K weights (or their lazy part) as a block: a file too small for them
-  // cannot be a checkpoint of this d (and the learner is never allocated for it).
-  if (dim > d.size / 8 / classes)
+  // cannot be a checkpoint of this d (and the learner is never allocated for it). With compact
+  // features d is the original one, and the blocks have one row per seen feature.
+  if (!d.compact && dim > d.size / 8 / classes)
     throw corrupt(path, "d = " + number_text(dim) + ", K = " + number_text(classes) + " do not fit in " +
                             number_text(d.size) + " bytes");
   return d;
