@@ -52,6 +52,13 @@
 #       files have the documented size; and the numbers agree across rank counts (online mistakes
 #       exactly, the rest to 1e-9 relative). `predict` on the synthetic test spec reproduces the test
 #       accuracy of the training run.
+#   run_cli_tests.sh features ADASKETCH MPIEXEC DATA_DIR NP
+#       --features on 1,500 a9a examples whose features are spread over d = 2^22 (feature i at i·32749):
+#       ada-diag and fast-rfd-son with --features auto (which keeps the seen features at this d)
+#       give the online mistakes of --features all and its loss and test accuracy to 1e-9; the model
+#       lists the kept features (its size says so) and predict reproduces the test accuracy; --dim
+#       2^32 trains; a checkpoint of seen features resumes to the uninterrupted run's model, byte
+#       for byte; and the errors of --features, comp-adagrad with seen features, and export.
 #   run_cli_tests.sh hostile ADASKETCH MPIEXEC DATA_DIR NP
 #       The hostile input corpus at NP ranks: tests/hostile/run_hostile.sh (cases in
 #       tests/hostile/manifest.txt).
@@ -474,6 +481,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/predict_io_tests.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/labels_export_tests.sh"
 # The tune_errors and tune modes (adasketch tune).
 source "$(dirname "${BASH_SOURCE[0]}")/tune_tests.sh"
+# The features mode (--features seen: learners on the features the data holds).
+source "$(dirname "${BASH_SOURCE[0]}")/features_tests.sh"
 
 case $mode in
   errors) errors "$1" ;;
@@ -493,8 +502,9 @@ case $mode in
   labels_export) labels_export "$1" ;;
   tune_errors) tune_errors "$1" ;;
   tune) tune "$@" ;;
+  features) features "$1" ;;
   *)
-    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs|predict_io_errors|predict_io|labels_export|tune_errors|tune} PROGRAM MPIEXEC DATA_DIR NP..." >&2
+    echo "usage: $0 {errors|a9a|train_errors|train|checkpoint|faults|determinism|synthetic_errors|synthetic|hostile|bench_learners|outputs|predict_io_errors|predict_io|labels_export|tune_errors|tune|features} PROGRAM MPIEXEC DATA_DIR NP..." >&2
     exit 2
     ;;
 esac
