@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "adasketch/comm/partition.hpp"
+#include "adasketch/data/compact_features.hpp"
 #include "adasketch/error.hpp"
 #include "bench_support.hpp"
 #include "collective_errors.hpp"
@@ -39,16 +40,22 @@ BenchExamples BenchExamples::synthetic(const Communicator& comm, index_t dim, st
   return e;
 }
 
-BenchExamples BenchExamples::from_file(const Communicator& comm, const std::string& path, index_t dim) {
-  DataInput data = open_data(comm, path, dim, "option --data", "option --dim");
+BenchExamples BenchExamples::from_file(const Communicator& comm, const std::string& path, index_t dim, bool seen) {
+  DataInput data = open_data(comm, path, dim, "option --data", "option --dim", seen ? 2 : 1);
   CollectiveOwner<ExampleSource> source(std::move(data.source));
   BenchExamples e(comm, source->dim());
   e.format_ = data.format;
   e.name_ = path;
   e.labels_ = label_range(comm, *source, path);
+  std::optional<CompactSource> compact;
+  ExampleSource* rows = &*source;
+  if (seen) {
+    rows = &compact.emplace(*source, std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source)));
+    e.partition_ = rows->partition();
+  }
   e.rows_.reserve(static_cast<std::size_t>(data.rows));
   Example example;
-  while (source->next(example)) e.rows_.push_back(example);
+  while (rows->next(example)) e.rows_.push_back(example);
   if (e.rows_.empty()) throw InputError(path, 0, "no examples");
   return e;
 }

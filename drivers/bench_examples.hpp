@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
+#include "adasketch/comm/partition.hpp"
 #include "adasketch/data/example.hpp"
 #include "adasketch/random/philox.hpp"
 #include "data_input.hpp"
@@ -31,10 +32,16 @@ class BenchExamples {
   /// dense (nnz = 0) or with `nnz` random non-zeros each (sparse rows).
   static BenchExamples synthetic(const Communicator& comm, index_t dim, std::uint64_t seed, index_t pool,
                                  index_t nnz = 0);
-  /// Collective. Every example of `path`; `dim` as for open_data (0: from the file).
-  static BenchExamples from_file(const Communicator& comm, const std::string& path, index_t dim);
+  /// Collective. Every example of `path`; `dim` as for open_data (0: from the file). `seen`: on the
+  /// features that occur in it (train --features seen), numbered as CompactSource numbers them.
+  static BenchExamples from_file(const Communicator& comm, const std::string& path, index_t dim, bool seen = false);
 
-  index_t dim() const noexcept { return dim_; }
+  /// The learner's d: the data's, or the seen features'.
+  index_t dim() const noexcept { return partition_.dim(); }
+  /// The data's d.
+  index_t original_dim() const noexcept { return original_dim_; }
+  /// The split of dim() over the ranks, for make_learner.
+  const BlockPartition& partition() const noexcept { return partition_; }
   /// "synthetic", or the file's format ("libsvm", "dense-binary").
   const std::string& format() const noexcept { return format_; }
   /// The name used in label errors: the file, or "synthetic rows".
@@ -49,12 +56,14 @@ class BenchExamples {
   const Example& at(index_t t);
 
  private:
-  BenchExamples(const Communicator& comm, index_t dim) : comm_(comm), dim_(dim), rng_(0) {}
+  BenchExamples(const Communicator& comm, index_t dim)
+      : comm_(comm), dim_(dim), original_dim_(dim), partition_(dim, comm.size()), rng_(0) {}
   /// Fills rows_[slot] with synthetic row t.
   void generate(index_t t, std::size_t slot);
 
   Communicator comm_;
-  index_t dim_;
+  index_t dim_, original_dim_;  ///< dim_: the data's d, as the synthetic rows are generated
+  BlockPartition partition_;
   std::string format_, name_;
   LabelRange labels_;
   Philox rng_;

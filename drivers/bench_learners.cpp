@@ -61,6 +61,9 @@ OptionParser make_parser() {
   p.optional("algo", OptionType::String, "LIST", "ada-fd,fast-ada-fd,fd-son,fast-fd-son,rfd-son,fast-rfd-son",
              "comma-separated learners, any name of `adasketch train --algo`; none: only --allreduce-probe");
   p.optional("data", "FILE", "LIBSVM (plain or gzip) or dense binary examples instead of synthetic rows");
+  p.optional("features", OptionType::String, "F", "all",
+             "with --data: seen (the learners keep only the features that occur in it, as train --features seen) "
+             "or all");
   p.optional("dim", OptionType::Integer, "D", "1000000",
              "d of the synthetic rows; with --data, d for the file (absent: from the file)");
   p.optional("ell", OptionType::Integer, "N", "20", "sketch size ℓ");
@@ -144,7 +147,7 @@ struct Measurement {
 
 Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, BenchExamples& examples, index_t warmup,
                         index_t timed, int reads, index_t rounds) {
-  std::unique_ptr<Learner> learner = make_learner(comm, examples.dim(), spec);
+  std::unique_ptr<Learner> learner = make_learner(comm, examples.partition(), spec);
   const LabelMap labels = LabelMap::infer(learner->loss(), examples.labels().min, examples.labels().max);
   MpiClock& clock = mpi_clock();
   double loss = 0.0;
@@ -248,7 +251,8 @@ void begin_learners_report(JsonWriter& j, const OptionParser& opts, const Commun
                            const BenchExamples& examples) {
   begin_report(j, "bench-learners", opts);
   j.member("ranks", comm.size());
-  j.member("d", examples.dim());
+  j.member("d", examples.original_dim());
+  j.member("learner_features", examples.dim());
 }
 
 int report_form_comparisons(const Communicator& comm, const OptionParser& opts, const std::vector<LearnerSpec>& specs,
@@ -323,8 +327,11 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   }
   check_writable(comm, report, "option --report", true);
 
+  const std::string features = opts.text("features");
+  if (features != "all" && features != "seen") throw InvalidArgument("option --features: must be seen or all, got '" + features + "'");
+  if (data.empty() && features == "seen") throw InvalidArgument("option --features seen: only with --data");
   BenchExamples examples = data.empty() ? BenchExamples::synthetic(comm, dim, opts.unsigned_integer("seed"), pool, nnz)
-                                        : BenchExamples::from_file(comm, data, dim);
+                                        : BenchExamples::from_file(comm, data, dim, features == "seen");
   const index_t timed = examples_option > 0 ? examples_option
                         : data.empty()      ? kSyntheticExamples
                                             : examples.stored();
@@ -341,18 +348,19 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
     spec.form = form;
     spec.alpha0 = opts.real("alpha0");
     try {
-      (void)make_learner(comm, examples.dim(), spec);  // every name and option checked before any timing
+      (void)make_learner(comm, examples.partition(), spec);  // every name and option checked before any timing
     } catch (const InvalidArgument& e) {
       throw InvalidArgument("option --algo " + name + ": " + e.what());
     }
     specs.push_back(spec);
   }
 
-  const index_t dp_max = comm.allreduce_max(BlockPartition(examples.dim(), comm.size()).size(comm.rank()));
+  const index_t dp_max = comm.allreduce_max(examples.partition().size(comm.rank()));
   if (comm.rank() == 0) {
-    std::printf("%s: d = %lld, ℓ = %lld, %d rank%s, d_p = %lld\n", kBenchProgram,
-                static_cast<long long>(examples.dim()), static_cast<long long>(ell), comm.size(),
-                comm.size() == 1 ? "" : "s", static_cast<long long>(dp_max));
+    std::printf("%s: d = %lld%s, ℓ = %lld, %d rank%s, d_p = %lld\n", kBenchProgram,
+                static_cast<long long>(examples.original_dim()),
+                examples.dim() != examples.original_dim() ? (" (seen features: " + number_text(examples.dim()) + ")").c_str() : "",
+                static_cast<long long>(ell), comm.size(), comm.size() == 1 ? "" : "s", static_cast<long long>(dp_max));
     if (data.empty() && nnz > 0)
       std::printf("  examples  Philox(%s) sparse rows, %lld non-zeros at random positions (normals/√s), labels "
                   "sign(βᵀx); %s\n", opts.text("seed").c_str(), static_cast<long long>(nnz),
