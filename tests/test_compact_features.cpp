@@ -12,7 +12,6 @@
 // condition number, is stated at the check. The features the data never had keep exactly zero
 // weights in the all-features run.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,6 +32,7 @@
 #include "adasketch/number_text.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "adasketch/training/online_training.hpp"
+#include "checkpoint_support.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;
@@ -42,16 +42,6 @@ namespace {
 
 constexpr index_t kDim = index_t{1} << 18;  // d; 2^18 keeps the all-features runs small at 3 ranks
 constexpr int kWords = 3000;                 // the vocabulary the rows draw from
-
-// A directory name shared by all ranks (rank 0's pid), created by rank 0.
-std::string shared_dir() {
-  double pid = world().rank() == 0 ? static_cast<double>(getpid()) : 0.0;
-  pid = world().allreduce_sum(pid);
-  const std::string dir = "/tmp/adasketch-test-compact-" + std::to_string(static_cast<long long>(pid));
-  if (world().rank() == 0) std::filesystem::create_directories(dir);
-  world().barrier();
-  return dir;
-}
 
 // Word r's feature: an odd multiplier is a bijection of [0, 2^18), so the words land at scattered,
 // distinct indices as hashed features do (0-based).
@@ -149,15 +139,20 @@ TrainedRun train_on(ExampleSource& source, const LearnerSpec& spec, const LabelM
   return r;
 }
 
+// The learner of `spec` trained on the seen features of `path`, and their map.
+TrainedRun train_on_seen(const std::string& path, const LearnerSpec& spec, std::shared_ptr<const FeatureMap>& map) {
+  LibsvmReader reader(world(), path, LibsvmOptions{.dim = kDim});
+  map = std::make_shared<const FeatureMap>(FeatureMap::scan(world(), reader));
+  CompactSource compact(reader, map);
+  return train_on(compact, spec, labels_for(spec));
+}
+
+
 class CompactFeatures : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = shared_dir();
+    dir_ = adasketch::test::shared_checkpoint_dir();  // removed after the last test
     written_ = write_power_law_rows(dir_ + "/rows.svm", 240, 12, 7);
-  }
-  static void TearDownTestSuite() {
-    world().barrier();
-    if (world().rank() == 0) std::filesystem::remove_all(dir_);
   }
   /// The rows with the labels `spec` reads.
   static std::string path(const LearnerSpec& spec) {
@@ -268,10 +263,8 @@ TEST_F(CompactFeatures, EveryLearnerTrainsAsOnAllFeatures) {
 TEST_F(CompactFeatures, ModelFileListsTheFeaturesAndScoresTheOriginalRows) {
   const LearnerSpec spec = spec_for("fast-rfd-son", true);
   const LabelMap labels = labels_for(spec);
-  LibsvmReader reader(world(), path(spec), LibsvmOptions{.dim = kDim});
-  auto map = std::make_shared<const FeatureMap>(FeatureMap::scan(world(), reader));
-  CompactSource compact(reader, map);
-  const TrainedRun seen = train_on(compact, spec, labels);
+  std::shared_ptr<const FeatureMap> map;
+  const TrainedRun seen = train_on_seen(path(spec), spec, map);
   const std::string model_path = dir_ + "/seen.model";
   save_model(*seen.learner, labels, model_path, 0.0, map);
   // 128 header bytes, d_c × K weights, no label values, the 16-byte trailer, d_c indices.
@@ -316,10 +309,8 @@ TEST_F(CompactFeatures, ModelFileListsTheFeaturesAndScoresTheOriginalRows) {
 TEST_F(CompactFeatures, CheckpointRecordsTheOriginalDimension) {
   const LearnerSpec spec = spec_for("fast-fd-son", false);
   const LabelMap labels = labels_for(spec);
-  LibsvmReader reader(world(), path(spec), LibsvmOptions{.dim = kDim});
-  auto map = std::make_shared<const FeatureMap>(FeatureMap::scan(world(), reader));
-  CompactSource compact(reader, map);
-  TrainedRun seen = train_on(compact, spec, labels);
+  std::shared_ptr<const FeatureMap> map;
+  TrainedRun seen = train_on_seen(path(spec), spec, map);
   const std::string ckpt = dir_ + "/seen.ckpt";
   CheckpointRun run{labels, {}, 2, path(spec), 240, 0.0, kDim};
   run.state.pass = 3;
