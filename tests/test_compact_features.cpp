@@ -304,6 +304,28 @@ TEST_F(CompactFeatures, ModelFileListsTheFeaturesAndScoresTheOriginalRows) {
     ++compared;
   }
   EXPECT_EQ(compared, 240);
+
+  // A changed index of the list, and a list cut short, are refused on every rank, naming the file.
+  const std::string flipped = dir_ + "/flipped.model", cut = dir_ + "/cut.model";
+  if (world().rank() == 0) {
+    std::filesystem::copy_file(model_path, flipped, std::filesystem::copy_options::overwrite_existing);
+    std::fstream bytes(flipped, std::ios::in | std::ios::out | std::ios::binary);
+    bytes.seekp(static_cast<std::streamoff>(128 + 8 * d_c * 3 + 16 + 8 * (d_c / 2)));
+    bytes.put(0x7f);
+    bytes.close();
+    std::filesystem::copy_file(model_path, cut, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::resize_file(cut, 128 + 8 * d_c * 3 + 16 + 8 * (d_c - 1));
+  }
+  world().barrier();
+  for (const auto& [file, needle] : {std::pair{flipped, "the feature list is not"}, std::pair{cut, "truncated model file"}}) {
+    try {
+      (void)LinearModel::load(world(), file);
+      ADD_FAILURE() << file << " loaded";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find(file), std::string::npos) << error.what();
+    }
+  }
 }
 
 TEST_F(CompactFeatures, CheckpointRecordsTheOriginalDimension) {

@@ -122,12 +122,12 @@ Header decode(const HeaderBytes& h, std::span<const double> values, const Traile
               MPI_Offset size) {
   const auto corrupt = [&](const std::string& what) { return InputError(path, 0, "corrupt model file: " + what); };
   const auto version = get<std::uint32_t>(h, 8);
-  if (version != kVersion && version != kPlainVersion && version != kCompactVersion)
-    throw InputError(path, 0, "model format version " + number_text(version) + " is not supported (this build reads " +
-                                  number_text(kPlainVersion) + " to " + number_text(kCompactVersion) + ")");
   const bool compact = version == kCompactVersion;
   const std::span<const unsigned char> trailer_bytes(trailer.data(), compact ? kTrailerBytes : 0);
   if (get<std::uint64_t>(h, kHeaderSumAt) != header_checksum(h, values, trailer_bytes)) throw corrupt("header checksum mismatch");
+  if (version != kVersion && version != kPlainVersion && !compact)
+    throw InputError(path, 0, "model format version " + number_text(version) + " is not supported (this build reads " +
+                                  number_text(kPlainVersion) + " to " + number_text(kCompactVersion) + ")");
   Header out;
   out.version = version;
   if (!LabelMap::kind_from_code(get<std::uint32_t>(h, 12), out.labels)) throw corrupt("unknown label map code");
