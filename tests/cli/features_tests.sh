@@ -42,6 +42,12 @@ features() {
     echo "     np=$np $algo: $kept of $d features kept, online mistakes $(json_value "$seen" online_mistakes), test accuracy $(json_value "$seen" test_accuracy)"
   done
 
+  # With an intercept (the bias feature after the kept ones), predict still reproduces train's test.
+  train_run bias "$np" --algo fast-rfd-son "${common[@]}" --bias 1 --model "$work/bias.model" || return
+  run "$np" predict --model "$work/bias.model" --data "$work/test.svm" --report "$work/pb.json" --quiet
+  [ "$rc" = 0 ] && same_number "$(json_value "$work/pb.json" accuracy)" "$(json_value "$work/bias.np$np.json" test_accuracy)" ||
+    fail "np=$np --bias 1: predict exited $rc with accuracy $(json_value "$work/pb.json" accuracy), train's $(json_value "$work/bias.np$np.json" test_accuracy)"
+
   # d up to 2^32 and beyond: the learner's memory follows the kept features.
   train_run big "$np" --algo fast-ada-fd --data "$work/train.svm" --dim 4294967296 --quiet
   [ "$(json_value "$work/big.np$np.json" d)" = 4294967296 ] || fail "np=$np: --dim 2^32: the report's d is $(json_value "$work/big.np$np.json" d)"

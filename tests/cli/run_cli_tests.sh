@@ -56,7 +56,8 @@
 #       --features on 1,500 a9a examples whose features are spread over d = 2^22 (feature i at i·32749):
 #       ada-diag and fast-rfd-son with --features auto (which keeps the seen features at this d)
 #       give the online mistakes of --features all and its loss and test accuracy to 1e-9; the model
-#       lists the kept features (its size says so) and predict reproduces the test accuracy; --dim
+#       lists the kept features (its size says so) and predict reproduces the test accuracy, also
+#       with --bias 1; --dim
 #       2^32 trains; a checkpoint of seen features resumes to the uninterrupted run's model, byte
 #       for byte; and the errors of --features, comp-adagrad with seen features, and export.
 #   run_cli_tests.sh hostile ADASKETCH MPIEXEC DATA_DIR NP
