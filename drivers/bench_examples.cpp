@@ -50,7 +50,7 @@ BenchExamples BenchExamples::from_file(const Communicator& comm, const std::stri
   std::optional<CompactSource> compact;
   ExampleSource* rows = &*source;
   if (seen) {
-    rows = &compact.emplace(*source, std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source)));
+    rows = &compact.emplace(*source, std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source, path)));
     e.partition_ = rows->partition();
   }
   e.rows_.reserve(static_cast<std::size_t>(data.rows));

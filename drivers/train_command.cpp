@@ -268,7 +268,7 @@ int train_configuration(const Communicator& comm, OptionParser& opts, TrainResul
   std::optional<CompactSource> compact;
   ExampleSource* data_examples = &*source;
   if (use_seen_features(features_choice, r.format, r.dim, spec.algorithm)) {
-    features = std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source));
+    features = std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source, path));
     data_examples = &compact.emplace(*source, features);
     r.seen_features = features->partition().dim();
   }

@@ -21,7 +21,7 @@ BlockPartition compact_partition(const Communicator& comm, index_t local_size) {
   std::vector<index_t> sizes(sz(comm.size()));
   comm.allgather(std::span<const index_t>(&local_size, 1), sizes);
   const index_t kept = std::accumulate(sizes.begin(), sizes.end(), index_t{0});
-  if (kept == 0) throw InvalidArgument("compact features: the data has no non-zero feature value");
+  if (kept == 0) throw InvalidArgument("FeatureMap: no rank lists a feature");
   return BlockPartition(sizes);
 }
 
@@ -48,7 +48,7 @@ FeatureMap::FeatureMap(const Communicator& comm, const BlockPartition& original,
   }
 }
 
-FeatureMap FeatureMap::scan(const Communicator& comm, ExampleSource& source) {
+FeatureMap FeatureMap::scan(const Communicator& comm, ExampleSource& source, const std::string& name) {
   std::vector<index_t> seen;
   std::size_t tidy_at = std::size_t{1} << 20;  // entries gathered before the next sort
   Example e;
@@ -68,6 +68,8 @@ FeatureMap FeatureMap::scan(const Communicator& comm, ExampleSource& source) {
   source.rewind();
   sort_unique(seen);
   seen.shrink_to_fit();
+  if (comm.allreduce_sum(static_cast<index_t>(seen.size())) == 0)
+    throw InputError(name, 0, "has no non-zero feature value: no feature to keep");
   return FeatureMap(comm, source.partition(), std::move(seen));
 }
 

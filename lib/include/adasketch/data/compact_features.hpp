@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
@@ -25,12 +26,14 @@ namespace adasketch {
 class FeatureMap {
  public:
   /// Collective. `local_features`: this rank's features, ascending local indices of its block of
-  /// `original` (one part per rank). Throws InvalidArgument, on every rank, when no rank lists one.
+  /// `original` (one part per rank). Throws InvalidArgument, on every rank, when they are not or
+  /// when no rank lists one.
   FeatureMap(const Communicator& comm, const BlockPartition& original, std::vector<index_t> local_features);
 
   /// Collective: one pass over `source` (then rewound); the features with a non-zero value in some
-  /// example. Memory: O(the rank's distinct features + one batch of entries).
-  static FeatureMap scan(const Communicator& comm, ExampleSource& source);
+  /// example. Memory: O(the rank's distinct features + one batch of entries). Throws
+  /// InputError(name, 0, ...), on every rank, when there is none.
+  static FeatureMap scan(const Communicator& comm, ExampleSource& source, const std::string& name = "data");
 
   /// The original d.
   index_t original_dim() const noexcept { return original_.dim(); }
