@@ -204,7 +204,7 @@ std::shared_ptr<const FeatureMap> read_feature_list(const Communicator& comm, co
   std::vector<double> words(sz(hi - lo));
   file.read(at + static_cast<MPI_Offset>(8 * lo), words.data(), hi - lo);
   std::vector<std::uint64_t> listed(words.size());
-  std::memcpy(listed.data(), words.data(), 8 * words.size());
+  std::transform(words.begin(), words.end(), listed.begin(), [](double w) { return std::bit_cast<std::uint64_t>(w); });
   // An unsorted list could make the ranks' slices overlap or miss entries: the checksum and the count
   // over the slices find it.
   bool ordered = true;
@@ -311,7 +311,7 @@ void LinearModel::save(const std::string& path) const {
       file.write_bytes_root(trailer_at, trailer_bytes.data(), trailer_bytes.size());
       // The 8-byte words as they are (CollectiveFile moves doubles; the bits are not converted).
       std::vector<double> words(listed.size());
-      std::memcpy(words.data(), listed.data(), 8 * listed.size());
+      std::transform(listed.begin(), listed.end(), words.begin(), [](std::uint64_t f) { return std::bit_cast<double>(f); });
       file.write(list_at + static_cast<MPI_Offset>(8 * listed_first), words.data(), static_cast<index_t>(words.size()));
       file.sync();
       file.close();  // collective, and agreed: every rank's data is in the file after this
