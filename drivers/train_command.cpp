@@ -192,7 +192,7 @@ std::string resumed_text(const std::string& path, const CheckpointHeader& h, con
   return text;
 }
 
-/// --features auto keeps only the seen features of a LIBSVM file from this d on (docs/usage.md).
+/// --features auto keeps only the seen features of a LIBSVM file from this d on (docs/cli.md).
 constexpr index_t kSeenFeaturesFrom = index_t{1} << 20;
 
 // Every learner's state but CompAdaGrad's stays on the features its gradients had, so on the seen
@@ -223,7 +223,6 @@ void check_train_options(const OptionParser& opts) {
                           "'s SRHT mixes every feature of d, so its weights are not zero off the data's features "
                           "(use --features all)");
 }
-
 
 int train_configuration(const Communicator& comm, OptionParser& opts, TrainResults& r) {
   const auto wall_start = Clock::now();
