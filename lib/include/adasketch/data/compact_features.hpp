@@ -3,8 +3,9 @@
 // features pick d = 2²⁴ to 2³² and use a small, scattered part of it; a learner built for d keeps
 // d-sized state (weights, accumulators, sketch rows) that such data touches at scattered places, so
 // its memory and first-touch cost follow d. Numbering the features that occur consecutively and
-// training on that numbering gives the same learner (the other features' weights stay zero, as their
-// gradients are) at a memory in proportion to the features seen (docs/design.md §3).
+// training on that numbering gives the same learner, for every learner but CompAdaGrad (whose SRHT
+// mixes all of d): the other features' state stays zero, as their gradients are. Its memory then
+// follows the features seen (docs/design.md §3).
 //
 // The compact numbering keeps the order of the original one: original feature f becomes the count
 // of listed features below f. Rank p keeps the listed features of its original block, so the
