@@ -39,7 +39,7 @@ class BenchExamples {
   /// The learner's d: the data's, or the seen features'.
   index_t dim() const noexcept { return partition_.dim(); }
   /// The data's d.
-  index_t original_dim() const noexcept { return original_dim_; }
+  index_t original_dim() const noexcept { return dim_; }
   /// The split of dim() over the ranks, for make_learner.
   const BlockPartition& partition() const noexcept { return partition_; }
   /// "synthetic", or the file's format ("libsvm", "dense-binary").
@@ -57,12 +57,12 @@ class BenchExamples {
 
  private:
   BenchExamples(const Communicator& comm, index_t dim)
-      : comm_(comm), dim_(dim), original_dim_(dim), partition_(dim, comm.size()), rng_(0) {}
+      : comm_(comm), dim_(dim), partition_(dim, comm.size()), rng_(0) {}
   /// Fills rows_[slot] with synthetic row t.
   void generate(index_t t, std::size_t slot);
 
   Communicator comm_;
-  index_t dim_, original_dim_;  ///< dim_: the data's d, as the synthetic rows are generated
+  index_t dim_;  ///< the data's d (the synthetic rows are generated in it)
   BlockPartition partition_;
   std::string format_, name_;
   LabelRange labels_;
