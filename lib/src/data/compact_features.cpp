@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <numeric>
 #include <utility>
 
 #include "adasketch/error.hpp"
@@ -18,11 +17,8 @@ void sort_unique(std::vector<index_t>& v) {
 }
 
 BlockPartition compact_partition(const Communicator& comm, index_t local_size) {
-  std::vector<index_t> sizes(sz(comm.size()));
-  comm.allgather(std::span<const index_t>(&local_size, 1), sizes);
-  const index_t kept = std::accumulate(sizes.begin(), sizes.end(), index_t{0});
-  if (kept == 0) throw InvalidArgument("FeatureMap: no rank lists a feature");
-  return BlockPartition(sizes);
+  if (comm.allreduce_sum(local_size) == 0) throw InvalidArgument("FeatureMap: no rank lists a feature");
+  return BlockPartition::from_local_sizes(comm, local_size);
 }
 
 }  // namespace
