@@ -167,34 +167,20 @@ void expect_forms_agree_through_rebases(const Communicator& comm, const Rows& ro
 }
 
 TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
-  // max_growth = 1: the sparse fd and oja sketches rebase at (nearly) every chance, so the learners'
-  // fold of their lazy weights before a rebase (Sketch::next_insert_restructures) runs hundreds of times.
+  // max_growth = 1: the sparse oja sketch rebases at (nearly) every step, so the learner's fold of
+  // its lazy weights before a rebase (Sketch::next_insert_restructures) runs hundreds of times. (The
+  // sparse FD form defers a fold at every shrink: the tests above run it at each of their shrinks.)
   const auto comm = test::world();
   const BlockPartition p(200, comm.size());
   const Rows rows = random_rows(p, comm.rank(), 300, 6, 2, 17);
-  for (const SketchKind sketch :
-       {SketchKind::fd, SketchKind::fast_fd, SketchKind::rfd, SketchKind::fast_rfd, SketchKind::oja}) {
-    SketchedNewtonOptions o;
-    o.sketch = sketch;
-    o.ell = 3;
-    o.alpha = 20.0;
-    o.sigma = 0.1;
-    o.eta_schedule = EtaSchedule::inv_t;
-    o.seed = 7;
-    expect_forms_agree_through_rebases<SketchedNewton>(comm, rows, o, LossKind::squared);
-  }
-  using Sketching = SketchedAdaGradOptions::Sketching;
-  using Form = SketchedAdaGradOptions::Form;
-  for (const auto sketching : {Sketching::fd_gradients, Sketching::fast_fd_gradients})
-    for (const auto form : {Form::mirror_descent, Form::dual_averaging}) {
-      SketchedAdaGradOptions o;
-      o.sketching = sketching;
-      o.form = form;
-      o.ell = 3;
-      o.eta = 0.2;
-      o.delta = 0.5;
-      expect_forms_agree_through_rebases<SketchedAdaGrad>(comm, rows, o, LossKind::logistic);
-    }
+  SketchedNewtonOptions o;
+  o.sketch = SketchKind::oja;
+  o.ell = 3;
+  o.alpha = 20.0;
+  o.sigma = 0.1;
+  o.eta_schedule = EtaSchedule::inv_t;
+  o.seed = 7;
+  expect_forms_agree_through_rebases<SketchedNewton>(comm, rows, o, LossKind::squared);
 }
 
 TEST(SparseLearners, AutomaticFormFollowsTheFirstRow) {

@@ -50,7 +50,6 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartit
       fd.ell = o.ell;
       fd.fast = o.sketching == Sketching::fast_fd_gradients;
       fd.form = form;
-      fd.max_growth = o.max_growth;
       return std::make_unique<FrequentDirections>(comm, features.interleaved(loss.outputs()), fd);
     }
     case Sketching::rp_gradients:
@@ -162,6 +161,7 @@ LearnerSpec SketchedAdaGrad::spec() const {
 // Everything else (phi_, sigma_, z_, q_, projected_, the eigenpairs, the gradient row, the ℓ1
 // prox's scratch) is rewritten in each step before it is read.
 void SketchedAdaGrad::add_state_fields(StateFields& fields) {
+  if (sketches_gradients()) sketch_->settle_all(lazy_);  // w̄ complete, so that both forms save the same state
   fields.block("ada.lazy", partition(), comm().rank(), classes_, lazy_);
   fields.array("ada.coef", coef_);
   if (!dual_.empty()) fields.array("ada.dual", dual_);
@@ -177,26 +177,24 @@ void SketchedAdaGrad::check_row(const LocalRow& x) const {
   if (!detail::slice_ok(x, dp_)) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, dp_));
 }
 
+LocalRow SketchedAdaGrad::gradient_row(const LocalRow& x, index_t k) const {
+  const index_t K = classes_;
+  if (K == 1) return x;
+  if (x.is_dense()) return LocalRow::sparse(std::span<const index_t>(class_indices_).subspan(sz(k * dp_), sz(dp_)), x.values());
+  const auto xi = x.indices();
+  for (std::size_t n = 0; n < xi.size(); ++n) sparse_class_indices_[n] = class_entry(xi[n], k, K);
+  return LocalRow::sparse(std::span<const index_t>(sparse_class_indices_).first(xi.size()), x.values());
+}
+
 void SketchedAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) const {
   const index_t R = basis_, K = classes_;
-  if (!sketches_gradients() || K == 1) {
-    // Data sketch: Z_p x_p. Gradient sketch with K = 1: x ⊗ e_0 = x.
+  if (!sketches_gradients()) {  // data sketch: Z_p x_p
     sketch_->add_local_product(x, out.first(sz(R)));
     return;
   }
   // Z(x ⊗ e_k) gathers rows j·K + k of the feature-major block: the K calls together read each
   // stored entry of x's features once.
-  for (index_t k = 0; k < K; ++k) {
-    std::span<const index_t> idx;
-    if (x.is_dense()) {
-      idx = std::span<const index_t>(class_indices_).subspan(sz(k * dp_), sz(dp_));
-    } else {
-      const auto xi = x.indices();
-      for (std::size_t n = 0; n < xi.size(); ++n) sparse_class_indices_[n] = class_entry(xi[n], k, K);
-      idx = std::span<const index_t>(sparse_class_indices_).first(xi.size());
-    }
-    sketch_->add_local_product(LocalRow::sparse(idx, x.values()), out.subspan(sz(k * R), sz(R)));
-  }
+  for (index_t k = 0; k < K; ++k) sketch_->add_local_product(gradient_row(x, k), out.subspan(sz(k * R), sz(R)));
 }
 
 void SketchedAdaGrad::add_local_lazy_dots(const LocalRow& x, std::span<double> out) const {
@@ -206,6 +204,8 @@ void SketchedAdaGrad::add_local_lazy_dots(const LocalRow& x, std::span<double> o
     const double* wj = w + j * K;
     for (std::size_t k = 0; k < K; ++k) out[k] += v * wj[k];
   });
+  if (sketches_gradients())  // the folds the sketch deferred (zero on a settled example)
+    for (index_t k = 0; k < classes_; ++k) out[sz(k)] += sketch_->local_deferred_dot(gradient_row(x, k));
 }
 
 void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) const {
@@ -232,6 +232,7 @@ void SketchedAdaGrad::weights(std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= n, "out.size() = " + number_text(out.size()) + ", needs " + number_text(n));
   std::copy(lazy_.begin(), lazy_.end(), out.begin());
   if (sketches_gradients()) {
+    sketch_->add_local_deferred(out.first(n));
     sketch_->add_local_transpose_product(coef_, out.first(n));
   } else {
     const index_t R = basis_, K = classes_;
@@ -248,19 +249,9 @@ void SketchedAdaGrad::weights(std::span<double> out) const {
 }
 
 void SketchedAdaGrad::fold() {
-  if (sketches_gradients()) {
-    sketch_->add_local_transpose_product(coef_, lazy_);
-  } else {
-    // Only a restructuring data sketch would need this (the random projection never does).
-    const index_t R = basis_, K = classes_;
-    std::vector<double> column(sz(dp_));
-    for (index_t k = 0; k < K; ++k) {
-      std::fill(column.begin(), column.end(), 0.0);
-      sketch_->add_local_transpose_product(std::span<const double>(coef_).subspan(sz(k * R), sz(R)), column);
-      for (index_t j = 0; j < dp_; ++j) lazy_[sz(class_entry(j, k, K))] += column[sz(j)];
-    }
-  }
-  std::fill(coef_.begin(), coef_.end(), 0.0);
+  // Only a gradient sketch restructures (an FD shrink); ADA-DP's random projection never does.
+  ADASKETCH_REQUIRE(sketches_gradients(), "fold: a data sketch never restructures");
+  sketch_->fold_coefficients(coef_, lazy_);
 }
 
 void SketchedAdaGrad::factor_gram(double delta) {

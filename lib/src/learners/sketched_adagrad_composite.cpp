@@ -30,6 +30,7 @@ double SketchedAdaGrad::averaged_delta(index_t t) const noexcept {
 
 void SketchedAdaGrad::renormalize() {
   if (scale_ >= kSmallestScale) return;
+  if (sketches_gradients()) sketch_->settle_all(lazy_);  // the deferred folds are in the old scale too
   for (double& w : lazy_) w *= scale_;
   for (double& c : coef_) c *= scale_;
   scale_ = 1.0;

@@ -21,6 +21,8 @@ StepResult SketchedAdaGrad::do_step(const LocalRow& x, double label) {
   const index_t weight_products = prox_ == Prox::lasso ? static_cast<index_t>(coef_.size()) : 0;
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   detail::prefetch_entries(x, lazy_.data(), sz(K));
+  if (sketches_gradients())  // the folds the sketch deferred on the example's entries, into w̄
+    for (index_t k = 0; k < K; ++k) sketch_->settle(gradient_row(x, k), lazy_);
   add_local_products(x, std::span<double>(reduce_).first(sz(products)));
   add_local_lazy_dots(x, std::span<double>(reduce_).subspan(sz(products), sz(K)));
   reduce_[sz(products + K)] = x.local_norm2();

@@ -148,6 +148,7 @@ LearnerSpec SketchedNewton::spec() const {
 
 // ghat_, yg_, solve_ and the mutable buffers are rewritten in each step before they are read.
 void SketchedNewton::add_state_fields(StateFields& fields) {
+  if (sketch_) sketch_->settle_all(ubar_);  // ū complete, so that both forms save the same state
   fields.block("son.ubar", partition(), comm().rank(), classes_, ubar_);
   if (options_.diag_rescale) fields.block("son.diag", partition(), comm().rank(), classes_, diag_);
   if (!sketch_) {
@@ -175,6 +176,7 @@ void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double
     for (index_t k = 0; k < classes_; ++k) {
       const LocalRow row = class_row(original, k);
       double s = detail::local_dot(ubar_, row);
+      if (sketch_) s += sketch_->local_deferred_dot(row);
       if (sketch_) {
         std::fill(scratch_.begin(), scratch_.end(), 0.0);
         sketch_->add_local_product(row, scratch_);
@@ -186,6 +188,7 @@ void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double
   }
   const LocalRow x = rescaled(original);  // wᵀx = uᵀx̃ (diag_rescale)
   double s = detail::local_dot(ubar_, x);
+  if (sketch_) s += sketch_->local_deferred_dot(x);
   if (sketch_ && std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
     std::fill(scratch_.begin(), scratch_.end(), 0.0);
     sketch_->add_local_product(x, scratch_);
@@ -198,7 +201,10 @@ void SketchedNewton::weights(std::span<double> out) const {
   ADASKETCH_REQUIRE(out.size() >= ubar_.size(), "out.size() = " + number_text(out.size()) + ", needs " +
                                                     number_text(ubar_.size()));
   std::copy_n(ubar_.data(), ubar_.size(), out.begin());
-  if (sketch_) sketch_->add_local_transpose_product(c_, out);
+  if (sketch_) {
+    sketch_->add_local_deferred(out);
+    sketch_->add_local_transpose_product(c_, out);
+  }
   unscale(out);
 }
 
@@ -213,6 +219,7 @@ void SketchedNewton::projected_weights(const LocalRow& original, std::span<doubl
   if (classes_ > 1) {  // w = u − Σ_k λ'_k(X_k − BᵀHx̂_k), as in step_classes
     std::vector<double> c(c_);
     std::copy_n(ubar_.data(), ubar_.size(), out.begin());
+    if (sketch_) sketch_->add_local_deferred(out);
     if (project_classes(original)) {
       for (index_t k = 0; k < classes_; ++k) detail::add_scaled(class_row(original, k), -lambda_[k], out);
       if (sketch_) {
@@ -228,6 +235,7 @@ void SketchedNewton::projected_weights(const LocalRow& original, std::span<doubl
   const Projection pr = project(x);
   std::vector<double> c(c_);
   std::copy_n(ubar_.data(), ubar_.size(), out.begin());
+  if (sketch_) sketch_->add_local_deferred(out);
   if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂) (or u − γBᵀH²x̂), as in do_step
     if (sketch_) {
       sketch_->mix_transpose(hx_, scratch_);

@@ -51,7 +51,7 @@ bool SketchedNewton::project_classes(const LocalRow& x) const {
   for (index_t k = 0; k < K; ++k) {
     const LocalRow row = class_row(x, k);
     if (sketch_) sketch_->add_local_product(row, std::span<double>(reduce_).subspan(sz(k * Rz), sz(Rz)));
-    reduce_[sz(K * Rz + k)] = detail::local_dot(ubar_, row);
+    reduce_[sz(K * Rz + k)] = detail::local_dot(ubar_, row) + (sketch_ ? sketch_->local_deferred_dot(row) : 0.0);
     reduce_[sz(K * Rz + K + k)] = row.local_norm2();
   }
   comm().allreduce_sum(reduce_);
@@ -97,6 +97,10 @@ bool SketchedNewton::project_classes(const LocalRow& x) const {
 
 StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
   const index_t K = classes_, Rz = basis_;
+  if (sketch_) {  // the folds the sketch deferred on the class rows' features, into ū
+    build_class_rows(x);
+    for (index_t k = 0; k < K; ++k) sketch_->settle(class_row(x, k), ubar_);
+  }
   const bool active = project_classes(x);
   // ū collects multiples of each X_k (projection, β of the insertion, Woodbury term) in ucoef_ and
   // takes them in one pass at the end; Zᵀc is folded in only before a restructuring insertion.
@@ -127,10 +131,7 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
     index_t slot = -1;
     if (sketch_ && root != 0.0) {
       Sketch& sk = *sketch_;
-      if (sk.next_insert_restructures()) {  // a dense shrink or a rebase: fold u = ū + Zᵀc into ū
-        sk.add_local_transpose_product(c_, ubar_);
-        std::fill(c_.begin(), c_.end(), 0.0);
-      }
+      if (sk.next_insert_restructures()) sk.fold_coefficients(c_, ubar_);  // a shrink or a rebase: u = ū + Zᵀc into ū
       // ĝ = root Σ_k ∂ℓ/∂p_k X_k as a local row of the dK-dimensional sketch; Zĝ from the reduced Z X_k.
       const std::size_t n = x.values().size();
       for (index_t k = 0; k < K; ++k) {  // feature-major: entry (e, k) at e·K + k

@@ -30,7 +30,7 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   detail::prefetch_entries(x, ubar_.data(), 1);
   if (sketch_) sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));
-  reduce_[Rz] = detail::local_dot(ubar_, x);
+  reduce_[Rz] = detail::local_dot(ubar_, x) + (sketch_ ? sketch_->local_deferred_dot(x) : 0.0);
   reduce_[Rz + 1] = x.local_norm2();
   comm().allreduce_sum(reduce_);
   Projection p;
@@ -125,6 +125,7 @@ StepResult SketchedNewton::step_plain(const LocalRow& x, double label, double& d
 StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double& dl) {
   const index_t Rz = basis_;
   Sketch& sk = *sketch_;
+  sk.settle(x, ubar_);  // the folds the sketch deferred on x's features, into ū
   const Projection pr = project(x);
   // ū collects multiples of x (projection, β of the insertion, Woodbury term) and takes them in one
   // pass at the end; Zᵀc is folded in only before a restructuring insertion.
@@ -154,11 +155,8 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double
   bool in_row_space = false;        // x is (a multiple of) the stored row `slot`
   index_t slot = -1;
   if (gscale != 0.0) {
-    if (sk.next_insert_restructures()) {
-      // A dense shrink or a rebase rewrites every row: fold u = ū + Zᵀc into ū first.
-      sk.add_local_transpose_product(c_, ubar_);
-      std::fill(c_.begin(), c_.end(), 0.0);
-    }
+    // A shrink or a rebase rewrites every row: fold u = ū + Zᵀc into ū first.
+    if (sk.next_insert_restructures()) sk.fold_coefficients(c_, ubar_);
     // ĝ's local slice (a scaled copy of x), Z ĝ = gscale · Z x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
     const auto xv = x.values();
     ADASKETCH_REQUIRE(xv.size() <= ghat_.size(), "the example has more local entries than local features");

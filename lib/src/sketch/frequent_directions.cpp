@@ -29,19 +29,20 @@ FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPart
       alpha_(options.regularized ? options.alpha0 : 0.0),
       eigen_(static_cast<int>(buffer_rows(options))) {
   ADASKETCH_REQUIRE(options.alpha0 >= 0.0 && std::isfinite(options.alpha0), "alpha0 = " + number_text(options.alpha0));
-  ADASKETCH_REQUIRE(options.max_growth >= 1.0, "max_growth = " + number_text(options.max_growth));
   rotation_.assign(static_cast<std::size_t>(rows() * rows()), 0.0);
   product_scratch_.assign(static_cast<std::size_t>(rows()), 0.0);
-  if (options.form == SketchForm::sparse)
-    sparse_ = std::make_unique<SparseState>(rows(), local_dim());
-  else
+  if (options.form == SketchForm::sparse) {
+    sparse_ = std::make_unique<SparseState>(rows(), options.ell - 1, local_dim());
+    track_touched();
+  } else {
     scratch_ = PageBuffer(static_cast<std::size_t>(local_dim() * rows()));
+  }
 }
 
 FrequentDirections::~FrequentDirections() = default;
 
 bool FrequentDirections::next_insert_restructures() const noexcept {
-  return filled_ + 1 == rows() && (sparse_ == nullptr || sparse_->rebase_pending);
+  return filled_ + 1 == rows();
 }
 
 std::string FrequentDirections::name() const {
@@ -49,11 +50,13 @@ std::string FrequentDirections::name() const {
 }
 
 void FrequentDirections::do_insert(const LocalRow& a, std::span<const double> ya, double aa) {
-  if (sparse_ != nullptr) return insert_sparse(a, ya, aa);
-  // Place a into the first zero row (RFD paper Alg. 1–4, line 3) and extend the Gram.
+  // Place a into the first zero row (RFD paper Alg. 1–4, line 3) and extend the Gram. The sparse
+  // form first brings a's columns up to date (so that the row is written at the current epoch).
   const index_t R = rows(), k = filled_;
   auto y = stored();
-  if (a.is_dense()) {
+  if (sparse_ != nullptr) {
+    write_row_sparse(a, k);
+  } else if (a.is_dense()) {
     const auto v = a.values();
     for (index_t j = 0; j < local_dim(); ++j) y[j * R + k] = v[j];
   } else {
@@ -72,7 +75,12 @@ void FrequentDirections::do_insert(const LocalRow& a, std::span<const double> ya
   // Alg. 1/3 shrink after every insertion; Alg. 2/4 once the 2ℓ buffer has no zero row. Both leave
   // ℓ−1 rows, so "shrink when full" covers the two (a shrink by λ_ℓ = 0 only rotates B).
   last_shrunk_ = filled_ == R;
-  if (last_shrunk_) shrink();
+  if (last_shrunk_) {
+    if (sparse_ != nullptr)
+      shrink_sparse();
+    else
+      shrink();
+  }
 }
 
 void FrequentDirections::add_state_fields(StateFields& fields) {
@@ -85,14 +93,20 @@ void FrequentDirections::add_state_fields(StateFields& fields) {
   fields.real("fd.total_shrinkage", total_shrinkage_);
   fields.array("fd.rotation", rotation_);  // update_product after a shrink
   if (sparse_ != nullptr) {
-    fields.integer("fd.rebases", rebases_);
-    sparse_->add_state_fields(fields);
+    // The block is listed as B (every column brought up to date), so both forms save the same state.
+    refresh_sparse();
+    for_each_touched([&](index_t j) {
+      bring_up_to_date(j);
+      if (sparse_->deferred(j) != 0.0)
+        throw InvalidArgument(name() + " sketch: a learner must settle its deferred folds before a checkpoint lists it");
+    });
+    sparse_->history.restart(shrinks_);
+    sparse_->stale = true;  // a reader may replace the block
   }
 }
 
 void FrequentDirections::update_product(std::span<double> yz, double az) const {
   ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
-  if (sparse_ != nullptr) return sparse_->update_product(yz, az);
   yz[last_slot_] = az;  // the new row was zero before
   if (!last_shrunk_) return;
   // Y_new = rotationᵀ Y: (Y_new z)_i = Σ_r rotation[r, i] (Y z)_r, for the ℓ−1 kept rows.
@@ -103,9 +117,8 @@ void FrequentDirections::update_product(std::span<double> yz, double az) const {
   std::copy(product_scratch_.begin(), product_scratch_.end(), yz.begin());
 }
 
-double FrequentDirections::update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const {
+double FrequentDirections::update_coefficients(std::span<double> c, std::span<double> /*lazy*/, index_t /*stride*/) const {
   ADASKETCH_REQUIRE(last_slot_ >= 0, "no insertion yet");
-  if (sparse_ != nullptr) return sparse_->update_coefficients(stored(), c, lazy, stride);
   if (last_shrunk_) {
     for (index_t i = 0; i < rows(); ++i)
       ADASKETCH_REQUIRE(c[i] == 0.0, "coefficients must be folded before a shrink");
@@ -117,24 +130,8 @@ double FrequentDirections::update_coefficients(std::span<double> c, std::span<do
 
 void FrequentDirections::apply_basis_gram(std::span<const double> c, std::span<double> out) const {
   const int r = static_cast<int>(rows());
-  // Dense: Z = B (unit row scales), K = BBᵀ. Sparse: K over the free and live slots.
-  const double* K = sparse_ != nullptr ? sparse_->basis_gram.data() : gram().data();
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, r, r, 1.0, K, r, c.data(), 1, 0.0, out.data(), 1);
-}
-
-void FrequentDirections::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
-  if (sparse_ == nullptr) return Sketch::add_local_transpose_product(c, out);
-  sparse_->add_transpose_product(stored(), c, out);
-}
-
-void FrequentDirections::mix(std::span<const double> z, std::span<double> out) const {
-  if (sparse_ == nullptr) return Sketch::mix(z, out);
-  sparse_->mix(filled_, z, out);
-}
-
-void FrequentDirections::mix_transpose(std::span<const double> v, std::span<double> out) const {
-  if (sparse_ == nullptr) return Sketch::mix_transpose(v, out);
-  sparse_->mix_transpose(filled_, v, out);
+  // Z = B (unit row scales) in both forms: K = BBᵀ.
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, r, r, 1.0, gram().data(), r, c.data(), 1, 0.0, out.data(), 1);
 }
 
 double FrequentDirections::shrink_rotation() {

@@ -48,7 +48,6 @@ std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartiti
       o.regularized = k == SketchKind::rfd || k == SketchKind::fast_rfd;
       o.alpha0 = spec.alpha0;
       o.form = spec.form;
-      o.max_growth = spec.max_growth;
       return std::make_unique<FrequentDirections>(comm, partition, o);
     }
     case SketchKind::rp:

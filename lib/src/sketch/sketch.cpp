@@ -159,6 +159,11 @@ void Sketch::add_local_transpose_product(std::span<const double> c, std::span<do
               1.0, out.data(), 1);
 }
 
+void Sketch::fold_coefficients(std::span<double> c, std::span<double> lazy) {
+  add_local_transpose_product(c, lazy);
+  std::fill(c.begin(), c.begin() + basis_rows_, 0.0);
+}
+
 void Sketch::copy_local_block(std::span<double> out) const {
   ADASKETCH_REQUIRE(static_cast<index_t>(out.size()) >= local_dim_ * rows_, "out is too small");
   const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_rows_);
@@ -188,8 +193,8 @@ void Sketch::state_fields(StateFields& fields) {
   fields.array("sketch.gram", gram_);
   fields.array("sketch.row_scale", row_scale_);
   fields.block("sketch.stored", partition_, comm_.rank(), basis_rows_, stored_);
-  touched_stale_ = touched_ != nullptr;  // a reader may replace the block
   add_state_fields(fields);
+  touched_stale_ = touched_ != nullptr;  // a reader may replace the block (set last: the fields may use the set)
 }
 
 void Sketch::swap_stored(PageBuffer& other) {

@@ -17,7 +17,7 @@ inline constexpr double alpha = 1.0;        ///< SON α; RFD-SON α₀
 inline constexpr double C = 1.0;            ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
 inline constexpr double sigma = 0.0;        ///< SON curvature σ_t (constant)
 inline constexpr std::uint64_t seed = 1;    ///< the random projection (rp)
-inline constexpr double max_growth = 1e4;   ///< sparse fd and oja sketches: the rebase threshold
+inline constexpr double max_growth = 1e4;   ///< sparse oja sketch: the rebase threshold
 inline constexpr double lambda1 = 0.0;      ///< composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: the ℓ1 weight
 inline constexpr double lambda2 = 0.0;      ///< … and the ℓ2 weight
 inline constexpr double tau = 1.0;          ///< CompAdaGrad τ: weight of the diagonal block on the complement

@@ -106,8 +106,6 @@ struct SketchedAdaGradOptions {
   double rank_tolerance = 1e-15;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
   FormChoice sketch_form = FormChoice::automatic;
-  /// Sparse fd sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
-  double max_growth = defaults::max_growth;
   double lambda1 = defaults::lambda1;  ///< λ₁ ≥ 0 of φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: exact zeros in w
   double lambda2 = defaults::lambda2;  ///< λ₂ ≥ 0 of φ
   /// λ₁ > 0: the ℓ1 prox stops when ‖∇D(μ)‖ ≤ prox_tolerance·max(‖μ‖, ‖Cw‖) in its dual (or on
@@ -160,6 +158,8 @@ class SketchedAdaGrad final : public Learner {
   void add_local_lazy_dots(const LocalRow& x, std::span<double> out) const;
   /// w̄ += Zᵀc (or W̄ += ZᵀC) and c = 0: before an insertion that restructures the sketch.
   void fold();
+  /// The gradient sketch's row x ⊗ e_k (x itself when K = 1; valid until the next call).
+  LocalRow gradient_row(const LocalRow& x, index_t k) const;
   /// Eigendecomposes the current Gram (unless it is diagonal) and sets σ_i and the weights
   /// φ_i = 1/(σ_i(delta+σ_i)) of P (delta = δ, or δ' with the ℓ2 term).
   void factor_gram(double delta);
@@ -204,7 +204,9 @@ class SketchedAdaGrad final : public Learner {
   bool diagonal_ = false;  ///< the last Gram was diagonal: phi_[r] belongs to row r, no eigenvectors
   std::vector<double> phi_, z_, mixed_;  ///< P's weights (R), scratch (R), B-space scratch (R)
   std::vector<double> q_, projected_;    ///< MᵀP(Mv), Z·g (or Z·x), R_z entries
-  std::vector<double> lazy_;      ///< w̄ (d_p × K, feature-major); dual averaging: −(η/δ)ḡ
+  /// w̄ (d_p × K, feature-major); dual averaging: −(η/δ)ḡ. With a gradient sketch that defers folds,
+  /// w = s(w̄ + the sketch's deferred folds + Zᵀc), and a step settles its example's entries first.
+  std::vector<double> lazy_;
   std::vector<double> coef_;      ///< c (R), or C class-major (K × R) for the data sketch
   std::vector<double> dual_;      ///< dual averaging: Zw̄ (R_z), or ZW̄ class-major (K × R_z)
   std::vector<double> reduce_;    ///< the step's Allreduce buffer

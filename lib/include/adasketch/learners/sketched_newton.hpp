@@ -126,7 +126,7 @@ struct SketchedNewtonOptions {
   std::uint64_t seed = defaults::seed;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
   FormChoice sketch_form = FormChoice::automatic;
-  /// Sparse fd and oja sketches: the rebase threshold (FrequentDirectionsOptions::max_growth, ≥ 1).
+  /// Sparse oja sketch: the rebase threshold (OjaSketchOptions::max_growth, ≥ 1).
   double max_growth = defaults::max_growth;
   /// Oja-SON's step sizes Γ_t = diag(γ_1, …, γ_m)/t (SON eq. (4)): empty for I/t (SON §5), one γ for
   /// every row, or ell values; each in (0, 1] (OjaSketchOptions::gamma). Only the oja sketch (ell ≥ 1)
@@ -245,7 +245,9 @@ class SketchedNewton final : public Learner {
   double factor_alpha_ = 0.0;               // α of the factorized matrix
   double factor_trace_ = 0.0;               // tr BBᵀ of the factorized matrix
   std::vector<double> trace_part_;          // its diagonal entries, as factorized
-  PageBuffer ubar_;  // ū, d_p·K: zero pages until a feature is touched
+  // ū, d_p·K: zero pages until a feature is touched; with a sketch that defers folds, u = ū + (the
+  // sketch's deferred folds) + Zᵀc, and a step settles its example's features first (Sketch::settle).
+  PageBuffer ubar_;
   PageBuffer ghat_;  // ĝ's local values (up to d_p·K; a sparse row's use its first pages only)
   std::vector<double> c_, factor_, zg_, solve_;
   std::vector<double> diag_;                // diag_rescale: D (d_p·K entries, like the weights)

@@ -7,22 +7,13 @@
 // (docs/design.md §3), which is Alg. 1 line 5 written through the right singular vectors V = Λ^{-1/2}UᵀB.
 //
 // Dense form: the shrink multiplies the stored block, O(ℓ²d/P), and the Gram is recomputed exactly.
-// Sparse form (SON App. G, Alg. 10–12, generalized): B = M·Z, and a shrink is M ← (scaled Uᵀ)·M, an
-// R×R product, with the Gram set to diag(λ_i − λ_ℓ). Then a compaction keeps Z small: a pivoted
-// Gram–Schmidt on the columns of M (each scaled by its basis row's norm ‖Z_c‖ from K = ZZᵀ, kept by
-// rank updates) picks at most ℓ pivot rows, preferring the rows that absorbed most others (dense
-// ones), and each other row c is folded into them, Z_p += w_pc Z_c, a sparse update on c's support
-// (SON's Z ← Z + N₁⁻¹N₂G, Alg. 11 line 11, with pivots instead of N₁⁻¹, which SON assumes invertible
-// (its footnote 4) and which is singular when new directions are disjoint from the old ones). Rows
-// of negligible weight are dropped. A row removed from Z stays stored until the next insertion, so
-// that update_coefficients can add its share of a learner's lazy weights (update_coefficients' r).
-// Cost per sparse row: O(R² + R·s) plus O(R³ + R²·s) per shrink, independent of d, and O(R·|U|/P)
-// for a shrink that must fold old rows, whose supports cover most of U (rows that share features
-// with the sketch's directions; see slot_supports.hpp). When M's entries grow so that forming
-// M·(Z x) would lose more than about four digits to cancellation, or a stored row grows beyond
-// max_growth times B's largest (docs/design.md §6), the next shrink rebases instead (the learner
-// folds first): Z ← explicit B, M = I, K exact, O(R²·|U|/P) over the features U any stored row was
-// non-zero on.
+// Sparse form (docs/design.md §3, "Deferred shrinks"): Z = B as in the dense form, but a shrink only
+// records its map S (kept × R) and the coefficients a learner folded before it; a feature's column
+// (and its share of the folds, its deferred weight) is brought up to date when a row reaches it, by
+// the products of the shrinks since it was last reached over aligned ranges (O(ℓR·log gap)), and the
+// Gram is set to diag(λ_i − λ_ℓ). Cost per sparse row: O(s·ℓR·log gap + R³/(R − ℓ + 1)), independent
+// of d and of the features met; memory O(R·|U|/P) for the features U written, the history included
+// (it is emptied by bringing every column up to date when it outgrows the columns).
 #include <memory>
 
 #include "adasketch/linalg/symmetric_eigen.hpp"
@@ -43,10 +34,6 @@ struct FrequentDirectionsOptions {
   double alpha0 = 0.0;
   /// Dense: shrinks rewrite the stored rows. Sparse: see above.
   SketchForm form = SketchForm::dense;
-  /// Sparse form: rebase when forming B·x from M·(Z x) could lose more than log10(max_growth) digits
-  /// to cancellation, or a stored row's norm exceeds max_growth times B's largest row's (≥ 1;
-  /// smaller is more exact and rebases more often).
-  double max_growth = 1e4;
 };
 
 class FrequentDirections final : public Sketch {
@@ -68,14 +55,18 @@ class FrequentDirections final : public Sketch {
   /// (‖AᵀA − BᵀB‖₂ ≤ total_shrinkage()).
   double total_shrinkage() const noexcept { return total_shrinkage_; }
 
-  /// Sparse form: rebases so far.
-  index_t rebases() const noexcept override { return rebases_; }
-
   ~FrequentDirections() override;
-  void mix(std::span<const double> z, std::span<double> out) const override;
-  void mix_transpose(std::span<const double> v, std::span<double> out) const override;
-  /// Sparse form: over the features any stored row was non-zero on, not the whole block.
+  /// Sparse form: each column brought up to date (out of place when it is behind).
+  void add_local_product(const LocalRow& a, std::span<double> out) const override;
+  /// Sparse form: over the features any row was written on, each column brought up to date.
   void add_local_transpose_product(std::span<const double> c, std::span<double> out) const override;
+  void copy_local_block(std::span<double> out) const override;
+  /// Sparse form: records c for the next shrink, O(R); its share reaches each feature's deferred weight.
+  void fold_coefficients(std::span<double> c, std::span<double> lazy) override;
+  void settle(const LocalRow& a, std::span<double> lazy) override;
+  void settle_all(std::span<double> lazy) override;
+  double local_deferred_dot(const LocalRow& a) const override;
+  void add_local_deferred(std::span<double> out) const override;
   bool next_insert_restructures() const noexcept override;
   void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
@@ -91,11 +82,19 @@ class FrequentDirections final : public Sketch {
   /// columns); returns λ_ℓ, the shrink, and updates α, the counters and filled_.
   double shrink_rotation();
   void shrink();
-  // Sparse form (frequent_directions_sparse.cpp).
-  void insert_sparse(const LocalRow& a, std::span<const double> za, double aa);
+  // Sparse form (frequent_directions_deferred.cpp).
+  /// Writes the rotation's kept columns as S, pushes the shrink and sets the Gram; empties the
+  /// history when it outgrows the columns.
   void shrink_sparse();
-  void compact();
-  void rebase();
+  /// Local feature j's column and deferred weight brought to the current epoch in place.
+  void bring_up_to_date(index_t j);
+  /// Rebuilds the epoch marks after a checkpoint reader may have replaced the block.
+  void refresh_sparse() const;
+  /// Local feature j's current column: the stored one, or (const readers) a copy brought up to date
+  /// (valid until the next call); with `weight`, also its current deferred weight.
+  const double* current_column(index_t j, double* weight = nullptr) const;
+  /// Writes a into row k at the current epoch (a's columns brought up to date first).
+  void write_row_sparse(const LocalRow& a, index_t k);
 
   FrequentDirectionsOptions options_;
   index_t filled_ = 0;
@@ -109,7 +108,6 @@ class FrequentDirections final : public Sketch {
   PageBuffer scratch_;  // dense form: d_p × rows(), the shrunk block before it replaces the stored one
   mutable std::vector<double> product_scratch_;  // rows(): update_product's result
   std::unique_ptr<SparseState> sparse_;          // the sparse form's state, else null
-  index_t rebases_ = 0;
 };
 
 }  // namespace adasketch

@@ -23,7 +23,7 @@ struct SketchSpec {
   std::uint64_t seed = 1;          ///< rp
   double alpha0 = 0.0;             ///< rfd, fast-rfd
   SketchForm form = SketchForm::dense;  ///< dense, or sparse (time per sparse row independent of d)
-  double max_growth = 1e4;  ///< sparse fd and oja: the rebase threshold (FrequentDirectionsOptions::max_growth)
+  double max_growth = 1e4;  ///< sparse oja: the rebase threshold (OjaSketchOptions::max_growth)
   /// oja: Γ_t = diag(γ_1, …, γ_ℓ)/t (OjaSketchOptions::gamma); the other kinds take none.
   std::vector<double> oja_gamma{};
 };

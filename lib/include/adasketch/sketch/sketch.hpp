@@ -15,7 +15,9 @@
 //
 // Learners keep weights lazily as w = w̄ + Zᵀc with c ∈ R^{R_z} (docs/design.md §3): products Z·x come
 // from the one Allreduce a learner does per example (add_local_product on its own buffer), B·x is
-// then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v).
+// then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v). Before an insertion that rewrites every stored row a
+// learner folds, w̄ += Zᵀc (fold_coefficients); a sketch may defer that sum over the features to
+// settle(), which a learner calls before it reads w̄ on a row's features (the sparse FD form).
 #include <functional>
 #include <memory>
 #include <span>
@@ -90,12 +92,12 @@ class Sketch {
   virtual void mix_transpose(std::span<const double> v, std::span<double> out) const;
 
   /// out[0..basis_rows()) += Z_p a_p, the local part of Z·a (sum over ranks to get Z·a).
-  void add_local_product(const LocalRow& a, std::span<double> out) const;
+  virtual void add_local_product(const LocalRow& a, std::span<double> out) const;
   /// out[0..local_dim()) += Z_pᵀ c for c ∈ R^{basis_rows()}: the local slice of Zᵀc (over the
   /// touched features only, for a sketch that tracks them).
   virtual void add_local_transpose_product(std::span<const double> c, std::span<double> out) const;
   /// Writes the local block of B, feature-major: out[j*rows() + i] = B[i, begin + j].
-  void copy_local_block(std::span<double> out) const;
+  virtual void copy_local_block(std::span<double> out) const;
 
   /// Inserts row a given za = Z·a (already summed over ranks, basis_rows() entries) and aa = ‖a‖²
   /// (summed). Collective only when the sketch must re-orthogonalize, shrink (dense form) or
@@ -109,9 +111,23 @@ class Sketch {
   // form w = w̄ + Zᵀc; these map both through the last insertion of a. Call them after insert() and
   // before the next one.
 
-  /// Whether the next insertion rewrites every stored row (a dense FD shrink, or a sparse sketch's
-  /// rebase). Before such an insertion a learner folds Zᵀc into w̄ and sets c = 0.
+  /// Whether the next insertion rewrites every stored row (an FD shrink, or a sparse sketch's
+  /// rebase). Before such an insertion a learner calls fold_coefficients.
   virtual bool next_insert_restructures() const noexcept { return false; }
+  /// w̄ += Zᵀc on the local features (lazy: the learner's w̄, local_dim() entries), then c = 0. No
+  /// communication. The sparse FD form records c instead, O(R), and hands each feature its share
+  /// through settle().
+  virtual void fold_coefficients(std::span<double> c, std::span<double> lazy);
+  /// Adds to lazy the folds the sketch deferred on a's local features; a learner calls it before it
+  /// reads w̄ on a's support (or inserts a). No communication; no-op for a sketch that never defers.
+  virtual void settle(const LocalRow& a, std::span<double> lazy) { (void)a, (void)lazy; }
+  /// settle() for every local feature (before a learner saves w̄ in a checkpoint).
+  virtual void settle_all(std::span<double> lazy) { (void)lazy; }
+  /// The local part of Σ_j a_j·(the fold deferred on feature j): what settle(a) would add to w̄ᵀa.
+  /// For const readers, which must not change the state (a settle changes later round-off).
+  virtual double local_deferred_dot(const LocalRow& a) const { return (void)a, 0.0; }
+  /// out[j] += the fold deferred on local feature j, for every j (const readers of all of w̄).
+  virtual void add_local_deferred(std::span<double> out) const { (void)out; }
   /// The row k of B that the last insertion wrote as the inserted vector itself (B_k = a) without
   /// changing any other row or α (an FD insertion into a free row: B's Gram changed in row k only),
   /// or −1 (a shrink, a projection, an Oja update, or no insertion yet).

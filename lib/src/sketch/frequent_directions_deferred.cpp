@@ -1,0 +1,209 @@
+// The sparse form of FrequentDirections (see frequent_directions.hpp): deferred shrinks.
+#include <algorithm>
+#include <string>
+
+#include "adasketch/error.hpp"
+#include "frequent_directions_sparse.hpp"
+#include "prefetch_row.hpp"
+
+namespace adasketch {
+
+namespace {
+
+// The history's first capacity: this many doubles of level-0 transitions (4 MiB; the levels above
+// add as much again). When it is full it is emptied, which brings every written column up to date,
+// O(R·kept·log) each, or, while the written columns outweigh it (2·|U_p|·R doubles), doubled instead:
+// so emptying costs at most about one column update per written feature per |U_p|·R/((kept + 1)·R)
+// shrinks, and the history never holds more than about four times the columns.
+constexpr std::size_t kFirstCapacity = std::size_t{1} << 19;
+
+// Calls f(j, a_j) for the local entries of a (every local feature for a dense row).
+template <class F>
+void for_each_entry(const LocalRow& a, F&& f) {
+  const auto val = a.values();
+  if (a.is_dense()) {
+    for (std::size_t j = 0; j < val.size(); ++j) f(static_cast<index_t>(j), val[j]);
+    return;
+  }
+  const auto idx = a.indices();
+  for (std::size_t n = 0; n < idx.size(); ++n) f(idx[n], val[n]);
+}
+
+}  // namespace
+
+FrequentDirections::SparseState::SparseState(index_t rows, index_t kept, index_t local_dim)
+    : history(rows, std::max<index_t>(kept, 1),
+              std::max<index_t>(1, static_cast<index_t>(kFirstCapacity / sz((std::max<index_t>(kept, 1) + 1) * rows)))),
+      feature(sz(2 * local_dim)),
+      pending(sz(rows), 0.0),
+      shrink(sz(std::max<index_t>(kept, 1) * rows), 0.0),
+      column(sz(rows), 0.0) {}
+
+void FrequentDirections::write_row_sparse(const LocalRow& a, index_t k) {
+  refresh_sparse();
+  const index_t R = rows();
+  auto y = stored();
+  for_each_entry(a, [&](index_t j, double v) {
+    bring_up_to_date(j);
+    y[sz(j * R + k)] = v;
+  });
+  note_written(a);
+}
+
+void FrequentDirections::refresh_sparse() const {
+  SparseState& s = *sparse_;
+  if (!s.stale) return;
+  // After a checkpoint every stored column is B's at the restored epoch and no fold is deferred.
+  const index_t R = rows();
+  const double now = static_cast<double>(shrinks_ + 1);
+  const double* z = stored().data();
+  s.written = 0;
+  for (index_t j = 0; j < local_dim(); ++j) {
+    const double* col = z + j * R;
+    const bool nonzero = std::any_of(col, col + R, [](double v) { return v != 0.0; });
+    s.mark(j) = nonzero ? now : 0.0;
+    s.deferred(j) = 0.0;
+    s.written += nonzero ? 1 : 0;
+  }
+  s.history.restart(shrinks_);
+  std::fill(s.pending.begin(), s.pending.end(), 0.0);
+  s.stale = false;
+}
+
+void FrequentDirections::bring_up_to_date(index_t j) {
+  SparseState& s = *sparse_;
+  const double m = s.mark(j);
+  const double now = static_cast<double>(shrinks_ + 1);
+  if (m == now) return;
+  if (m == 0.0) {
+    ++s.written;
+  } else {
+    s.history.advance(stored().data() + j * rows(), s.deferred(j), static_cast<index_t>(m) - 1);
+  }
+  s.mark(j) = now;
+}
+
+const double* FrequentDirections::current_column(index_t j, double* weight) const {
+  const SparseState& s = *sparse_;
+  const double* col = stored().data() + j * rows();
+  const double m = s.mark(j);
+  double w = s.deferred(j);
+  if (m != 0.0 && m != static_cast<double>(shrinks_ + 1)) {
+    std::copy_n(col, rows(), s.column.data());
+    s.history.advance(s.column.data(), w, static_cast<index_t>(m) - 1);
+    col = s.column.data();
+  }
+  if (weight != nullptr) *weight = w;
+  return col;
+}
+
+void FrequentDirections::shrink_sparse() {
+  SparseState& s = *sparse_;
+  const index_t R = rows(), kept = options_.ell - 1;
+  if (s.history.full()) {  // (before the shrink, so that the columns reach the history's epoch)
+    if (sz(2 * s.written * R) > s.history.stored_doubles()) {
+      s.history.grow();
+    } else {
+      for_each_touched([&](index_t j) { bring_up_to_date(j); });
+      s.history.restart(shrinks_);
+    }
+  }
+  const double delta = shrink_rotation();
+  // S = diag(scale) Uᵀ on the kept rows: S[i, r] = rotation[r, i].
+  for (index_t i = 0; i < kept; ++i)
+    for (index_t r = 0; r < R; ++r) s.shrink[sz(i * R + r)] = rotation_[sz(r * R + i)];
+  s.history.push(s.shrink, s.pending);  // ℓ = 1: S = 0 (its one row stays zero), B' = 0
+  std::fill(s.pending.begin(), s.pending.end(), 0.0);
+  // B'B'ᵀ = diag(scale²)·UᵀMU = diag(λ_i − λ_ℓ) on the kept rows (exact in exact arithmetic).
+  auto g = gram_mut();
+  std::fill(g.begin(), g.end(), 0.0);
+  const auto lambda = eigen_.values();
+  for (index_t i = 0; i < kept; ++i) g[sz(i * R + i)] = std::max(lambda[sz(i)] - delta, 0.0);
+}
+
+void FrequentDirections::fold_coefficients(std::span<double> c, std::span<double> lazy) {
+  if (sparse_ == nullptr) return Sketch::fold_coefficients(c, lazy);
+  refresh_sparse();
+  // Rows from filled() on are zero now; the insertion that follows may write row filled() before
+  // the shrink applies q, so those coefficients (which multiply zero rows now) are left out.
+  auto& q = sparse_->pending;
+  for (index_t i = 0; i < filled_; ++i) q[sz(i)] += c[sz(i)];
+  std::fill(c.begin(), c.begin() + rows(), 0.0);
+}
+
+void FrequentDirections::settle(const LocalRow& a, std::span<double> lazy) {
+  if (sparse_ == nullptr) return;
+  refresh_sparse();
+  SparseState& s = *sparse_;
+  for_each_entry(a, [&](index_t j, double) {
+    bring_up_to_date(j);
+    lazy[sz(j)] += s.deferred(j);
+    s.deferred(j) = 0.0;
+  });
+}
+
+void FrequentDirections::settle_all(std::span<double> lazy) {
+  if (sparse_ == nullptr) return;
+  refresh_sparse();
+  SparseState& s = *sparse_;
+  for_each_touched([&](index_t j) {
+    bring_up_to_date(j);
+    lazy[sz(j)] += s.deferred(j);
+    s.deferred(j) = 0.0;
+  });
+}
+
+double FrequentDirections::local_deferred_dot(const LocalRow& a) const {
+  if (sparse_ == nullptr) return 0.0;
+  refresh_sparse();
+  double sum = 0.0;
+  for_each_entry(a, [&](index_t j, double v) {
+    double w = 0.0;
+    current_column(j, &w);
+    sum += v * w;
+  });
+  return sum;
+}
+
+void FrequentDirections::add_local_deferred(std::span<double> out) const {
+  if (sparse_ == nullptr) return;
+  refresh_sparse();
+  for_each_touched([&](index_t j) {
+    double w = 0.0;
+    current_column(j, &w);
+    out[sz(j)] += w;
+  });
+}
+
+void FrequentDirections::add_local_product(const LocalRow& a, std::span<double> out) const {
+  if (sparse_ == nullptr) return Sketch::add_local_product(a, out);
+  refresh_sparse();
+  const index_t R = rows();
+  for_each_entry(a, [&](index_t j, double) { detail::prefetch_row(stored().data() + j * R, R); });
+  for_each_entry(a, [&](index_t j, double v) {
+    const double* col = current_column(j);
+    for (index_t i = 0; i < R; ++i) out[sz(i)] += v * col[i];
+  });
+}
+
+void FrequentDirections::add_local_transpose_product(std::span<const double> c, std::span<double> out) const {
+  if (sparse_ == nullptr) return Sketch::add_local_transpose_product(c, out);
+  refresh_sparse();
+  const index_t R = rows();
+  for_each_touched([&](index_t j) {
+    const double* col = current_column(j);
+    double v = 0.0;
+    for (index_t i = 0; i < R; ++i) v += col[i] * c[sz(i)];
+    out[sz(j)] += v;
+  });
+}
+
+void FrequentDirections::copy_local_block(std::span<double> out) const {
+  if (sparse_ == nullptr) return Sketch::copy_local_block(out);
+  refresh_sparse();
+  ADASKETCH_REQUIRE(static_cast<index_t>(out.size()) >= local_dim() * rows(), "out is too small");
+  const index_t R = rows();
+  for (index_t j = 0; j < local_dim(); ++j) std::copy_n(current_column(j), R, out.data() + j * R);
+}
+
+}  // namespace adasketch

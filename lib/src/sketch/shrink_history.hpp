@@ -1,0 +1,63 @@
+#pragma once
+// The shrinks a sparse-form FD sketch has not yet applied to every column (internal; docs/design.md
+// §3, "Deferred shrinks"). Shrink t maps every column b of B (a feature's R entries) by one matrix,
+// b ← S_t b (S_t: kept × R; the rows from kept on become zero), and the learner's fold in the epoch
+// before it adds q_tᵀ b to the feature's deferred weight (q_t ∈ R^R, the coefficients c folded then).
+// On (b, w) that is the map T_t = [S_t 0; q_tᵀ 1]. A column last brought up to date at epoch e reaches
+// the current epoch E through T_E ⋯ T_{e+1}. The history keeps the products over aligned ranges of
+// 2^i transitions, as a Fenwick tree does, so that takes at most 2·log2(E − e) small products, each
+// O(kept·R), whatever the number of features: the cost of a sparse row is its own features', never
+// the features met so far.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "adasketch/types.hpp"
+
+namespace adasketch::detail {
+
+class ShrinkHistory {
+ public:
+  /// rows: R, the entries of a column; kept: the rows a shrink leaves non-zero (1 ≤ kept ≤ R);
+  /// capacity: the transitions it holds before it is full (≥ 1; its storage is reserved up front, so
+  /// that a push never allocates).
+  ShrinkHistory(index_t rows, index_t kept, index_t capacity);
+
+  /// The epoch the history starts at: columns at an earlier epoch cannot be brought up to date.
+  index_t base() const noexcept { return base_; }
+  /// The current epoch E (the shrinks so far).
+  index_t epoch() const noexcept { return base_ + count_; }
+  /// Doubles held by the stored products.
+  std::size_t stored_doubles() const noexcept { return stored_; }
+  /// Whether push() needs restart() or grow() first.
+  bool full() const noexcept { return count_ == capacity_; }
+  /// Doubles the capacity (reserves the storage).
+  void grow();
+
+  /// Appends transition E + 1: s is S (kept × R, row-major), q the folded coefficients (R entries).
+  void push(std::span<const double> s, std::span<const double> q);
+  /// Brings a column z (R entries) and its deferred weight w from epoch e (base() ≤ e ≤ epoch()) to
+  /// epoch(); entries of z from kept on are then zero.
+  void advance(double* z, double& w, index_t e) const;
+  /// Forgets every transition: the caller brought every column up to date (base() = epoch()).
+  void restart(index_t epoch);
+
+ private:
+  /// The product over transitions [b·2^level + 1, (b + 1)·2^level] after base: P (kept × R) then q (R).
+  const double* block(std::size_t level, index_t b) const {
+    return levels_[level].data() + static_cast<std::size_t>(b) * block_size_;
+  }
+  /// out = H ∘ L (L first), each a block.
+  void combine(const double* low, const double* high, double* out) const;
+  /// Reserves every level's storage for capacity_ transitions.
+  void reserve();
+
+  index_t rows_, kept_;
+  std::size_t block_size_;
+  index_t capacity_ = 0, base_ = 0, count_ = 0;
+  std::size_t stored_ = 0;
+  std::vector<std::vector<double>> levels_;  // levels_[i]: the complete blocks of 2^i transitions
+  mutable std::vector<double> scratch_;
+};
+
+}  // namespace adasketch::detail

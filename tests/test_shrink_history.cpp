@@ -1,0 +1,92 @@
+// The deferred shrinks of the sparse FD form (lib/src/sketch/shrink_history.hpp) against the
+// transitions applied one by one: a column and its deferred weight brought from every start epoch
+// to the current one through the aligned products agree with the sequential map. Each rank runs its
+// own sequence (the history is local to a rank's columns).
+//
+// Bound: both computations evaluate the same product of n = E − e maps (R × R, or kept × R after
+// the first) in another order; each is within γ_{n·R}·|T_E|⋯|T_{e+1}|·|(z, w)| of the exact product
+// (Higham, Accuracy and Stability, Lemma 3.8 for a product of matrices, entrywise), so they differ by
+// at most twice that. γ_m = m·u/(1 − m·u); the test evaluates the absolute product itself.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "adasketch/error.hpp"
+#include "sketch/shrink_history.hpp"
+#include "test_support.hpp"
+
+using namespace adasketch;
+using adasketch::detail::ShrinkHistory;
+
+namespace {
+
+struct Transition {
+  std::vector<double> s, q;  // kept × R, R
+};
+
+// (z, w) ← T (z, w): w += qᵀz, z ← S z (rows from kept on zero). With `absolute`, |T| instead.
+void apply(const Transition& t, index_t R, index_t kept, std::vector<double>& z, double& w, bool absolute) {
+  std::vector<double> out(static_cast<std::size_t>(R), 0.0);
+  for (index_t c = 0; c < R; ++c) w += (absolute ? std::abs(t.q[sz(c)]) : t.q[sz(c)]) * z[sz(c)];
+  for (index_t r = 0; r < kept; ++r)
+    for (index_t c = 0; c < R; ++c) {
+      const double s = t.s[sz(r * R + c)];
+      out[sz(r)] += (absolute ? std::abs(s) : s) * z[sz(c)];
+    }
+  z = out;
+}
+
+}  // namespace
+
+TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
+  const auto comm = test::world();
+  for (const index_t R : {1, 6, 40}) {
+    for (const index_t kept : {index_t{1}, R / 2, R}) {
+      if (kept < 1) continue;
+      std::mt19937_64 gen(static_cast<unsigned>(3 + 17 * R + kept + 1000 * comm.rank()));
+      std::uniform_real_distribution<double> unit(-1.0, 1.0);
+      ShrinkHistory history(R, kept, 10);  // full at 10, then grown to 20, 40 and 80
+      std::vector<Transition> all;
+      const index_t restart_at = 23;  // the history forgets the first 23 and starts again there
+      for (index_t t = 0; t < 70; ++t) {
+        if (t == restart_at) history.restart(t);
+        Transition tr{std::vector<double>(sz(kept * R)), std::vector<double>(sz(R), 0.0)};
+        // Contractions scaled as FD's shrinks are (‖S‖ ≤ 1), and folds in about half the epochs.
+        for (double& v : tr.s) v = unit(gen) / static_cast<double>(R);
+        if (gen() % 2 == 0)
+          for (double& v : tr.q) v = unit(gen);
+        if (history.full()) history.grow();
+        history.push(tr.s, tr.q);
+        all.push_back(tr);
+        ASSERT_EQ(history.epoch(), t + 1);
+      }
+      const index_t E = history.epoch();
+      for (index_t e = history.base(); e <= E; ++e) {
+        std::vector<double> z(sz(R)), ref(sz(R)), mag(sz(R));
+        for (index_t i = 0; i < R; ++i) z[sz(i)] = ref[sz(i)] = unit(gen);
+        for (index_t i = 0; i < R; ++i) mag[sz(i)] = std::abs(z[sz(i)]);
+        double w = 0.25, w_ref = 0.25, w_mag = 0.25;
+        history.advance(z.data(), w, e);
+        for (index_t t = e; t < E; ++t) {
+          apply(all[sz(t)], R, kept, ref, w_ref, false);
+          apply(all[sz(t)], R, kept, mag, w_mag, true);
+        }
+        const double n = static_cast<double>((E - e) * R + 1);
+        const double gamma = n * 0x1p-53 / (1.0 - n * 0x1p-53);
+        for (index_t i = 0; i < R; ++i)
+          EXPECT_LE(std::abs(z[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)])
+              << "R = " << R << ", kept = " << kept << ", from epoch " << e << ", row " << i;
+        EXPECT_LE(std::abs(w - w_ref), 2.0 * gamma * w_mag) << "R = " << R << ", kept = " << kept << ", from epoch " << e;
+        if (e < E) {
+          for (index_t i = kept; i < R; ++i) EXPECT_EQ(z[sz(i)], 0.0) << "a row a shrink zeroes";
+        }
+      }
+      std::vector<double> column(sz(R), 1.0);
+      double weight = 0.0;
+      EXPECT_THROW(history.advance(column.data(), weight, restart_at - 1), InvalidArgument)
+          << "an epoch before the restart cannot be brought up to date";
+    }
+  }
+}
