@@ -1,7 +1,8 @@
 // The deferred shrinks of the sparse FD form (lib/src/sketch/shrink_history.hpp) against the
 // transitions applied one by one: a column and its deferred weight brought from every start epoch
-// to the current one through the aligned products agree with the sequential map. Each rank runs its
-// own sequence (the history is local to a rank's columns).
+// to the current one through the aligned products agree with the sequential map, and a copy rebuilt
+// from the transitions (as a checkpoint restores it) advances bitwise alike. Each rank runs its own
+// sequence (the structure is local to a rank).
 //
 // Bound: both computations evaluate the same product of n = E − e maps (R × R, or kept × R after
 // the first) in another order; each is within γ_{n·R}·|T_E|⋯|T_{e+1}|·|(z, w)| of the exact product
@@ -47,7 +48,7 @@ TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
       if (kept < 1) continue;
       std::mt19937_64 gen(static_cast<unsigned>(3 + 17 * R + kept + 1000 * comm.rank()));
       std::uniform_real_distribution<double> unit(-1.0, 1.0);
-      ShrinkHistory history(R, kept, 10);  // full at 10, then grown to 20, 40 and 80
+      ShrinkHistory history(R, kept, 50);
       std::vector<Transition> all;
       const index_t restart_at = 23;  // the history forgets the first 23 and starts again there
       for (index_t t = 0; t < 70; ++t) {
@@ -57,18 +58,27 @@ TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
         for (double& v : tr.s) v = unit(gen) / static_cast<double>(R);
         if (gen() % 2 == 0)
           for (double& v : tr.q) v = unit(gen);
-        if (history.full()) history.grow();
         history.push(tr.s, tr.q);
         all.push_back(tr);
         ASSERT_EQ(history.epoch(), t + 1);
       }
       const index_t E = history.epoch();
+      // A checkpoint's copy: the base, the count and the transitions, the products rebuilt.
+      ShrinkHistory copy(R, kept, 50);
+      copy.base_field() = history.base_field();
+      copy.count_field() = history.count_field();
+      std::copy(history.transitions().begin(), history.transitions().end(), copy.transitions().begin());
+      copy.rebuild();
       for (index_t e = history.base(); e <= E; ++e) {
         std::vector<double> z(sz(R)), ref(sz(R)), mag(sz(R));
         for (index_t i = 0; i < R; ++i) z[sz(i)] = ref[sz(i)] = unit(gen);
         for (index_t i = 0; i < R; ++i) mag[sz(i)] = std::abs(z[sz(i)]);
         double w = 0.25, w_ref = 0.25, w_mag = 0.25;
+        std::vector<double> z_copy = z;
+        double w_copy = w;
         history.advance(z.data(), w, e);
+        copy.advance(z_copy.data(), w_copy, e);
+        EXPECT_TRUE(z_copy == z && w_copy == w) << "the rebuilt copy advances bitwise alike, from epoch " << e;
         for (index_t t = e; t < E; ++t) {
           apply(all[sz(t)], R, kept, ref, w_ref, false);
           apply(all[sz(t)], R, kept, mag, w_mag, true);
@@ -87,6 +97,8 @@ TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
       double weight = 0.0;
       EXPECT_THROW(history.advance(column.data(), weight, restart_at - 1), InvalidArgument)
           << "an epoch before the restart cannot be brought up to date";
+      while (!history.full()) history.push(all[0].s, all[0].q);
+      EXPECT_THROW(history.push(all[0].s, all[0].q), InvalidArgument) << "a full history needs a restart first";
     }
   }
 }

@@ -161,7 +161,6 @@ LearnerSpec SketchedAdaGrad::spec() const {
 // Everything else (phi_, sigma_, z_, q_, projected_, the eigenpairs, the gradient row, the ℓ1
 // prox's scratch) is rewritten in each step before it is read.
 void SketchedAdaGrad::add_state_fields(StateFields& fields) {
-  if (sketches_gradients()) sketch_->settle_all(lazy_);  // w̄ complete, so that both forms save the same state
   fields.block("ada.lazy", partition(), comm().rank(), classes_, lazy_);
   fields.array("ada.coef", coef_);
   if (!dual_.empty()) fields.array("ada.dual", dual_);

@@ -148,7 +148,6 @@ LearnerSpec SketchedNewton::spec() const {
 
 // ghat_, yg_, solve_ and the mutable buffers are rewritten in each step before they are read.
 void SketchedNewton::add_state_fields(StateFields& fields) {
-  if (sketch_) sketch_->settle_all(ubar_);  // ū complete, so that both forms save the same state
   fields.block("son.ubar", partition(), comm().rank(), classes_, ubar_);
   if (options_.diag_rescale) fields.block("son.diag", partition(), comm().rank(), classes_, diag_);
   if (!sketch_) {

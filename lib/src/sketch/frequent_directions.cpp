@@ -32,8 +32,7 @@ FrequentDirections::FrequentDirections(const Communicator& comm, const BlockPart
   rotation_.assign(static_cast<std::size_t>(rows() * rows()), 0.0);
   product_scratch_.assign(static_cast<std::size_t>(rows()), 0.0);
   if (options.form == SketchForm::sparse) {
-    sparse_ = std::make_unique<SparseState>(rows(), options.ell - 1, local_dim());
-    track_touched();
+    sparse_ = std::make_unique<SparseState>(rows(), options.ell - 1, local_dim(), partition.dim());
   } else {
     scratch_ = PageBuffer(static_cast<std::size_t>(local_dim() * rows()));
   }
@@ -93,15 +92,15 @@ void FrequentDirections::add_state_fields(StateFields& fields) {
   fields.real("fd.total_shrinkage", total_shrinkage_);
   fields.array("fd.rotation", rotation_);  // update_product after a shrink
   if (sparse_ != nullptr) {
-    // The block is listed as B (every column brought up to date), so both forms save the same state.
+    // The deferred state as it is (the columns at their own epochs), so that a resumed run continues
+    // exactly as this one does; the products over the history are rebuilt from its transitions.
+    SparseState& s = *sparse_;
     refresh_sparse();
-    for_each_touched([&](index_t j) {
-      bring_up_to_date(j);
-      if (sparse_->deferred(j) != 0.0)
-        throw InvalidArgument(name() + " sketch: a learner must settle its deferred folds before a checkpoint lists it");
-    });
-    sparse_->history.restart(shrinks_);
-    sparse_->stale = true;  // a reader may replace the block
+    fields.block("fd.features", partition(), comm().rank(), 2, s.feature);
+    fields.integer("fd.history_base", s.history.base_field());
+    fields.integer("fd.history_count", s.history.count_field(), 0, s.history.capacity());
+    fields.array("fd.history", s.history.transitions());
+    s.stale = true;  // a reader may replace them
   }
 }
 

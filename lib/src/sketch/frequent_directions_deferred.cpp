@@ -1,5 +1,6 @@
 // The sparse form of FrequentDirections (see frequent_directions.hpp): deferred shrinks.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -10,12 +11,18 @@ namespace adasketch {
 
 namespace {
 
-// The history's first capacity: this many doubles of level-0 transitions (4 MiB; the levels above
-// add as much again). When it is full it is emptied, which brings every written column up to date,
-// O(R·kept·log) each, or, while the written columns outweigh it (2·|U_p|·R doubles), doubled instead:
-// so emptying costs at most about one column update per written feature per |U_p|·R/((kept + 1)·R)
-// shrinks, and the history never holds more than about four times the columns.
-constexpr std::size_t kFirstCapacity = std::size_t{1} << 19;
+// The history holds about d/4 shrinks (d the sketch's dimension), at least 64 and at most 16 MiB of
+// transitions (32 MiB with its products). When it is full every written column is brought up to date,
+// O(R·kept·log) each: with |U_p| ≤ d/P written features that is at most about four column updates
+// per shrink, until the cap; past it (|U_p| of millions) the sweep every capacity shrinks dominates.
+constexpr index_t kMinHistory = 64;
+constexpr std::size_t kMaxHistoryDoubles = std::size_t{1} << 21;
+
+index_t history_capacity(index_t rows, index_t kept, index_t dim) {
+  const auto block = sz((kept + 1) * rows);
+  const auto most = static_cast<index_t>(std::max<std::size_t>(1, kMaxHistoryDoubles / block));
+  return std::min(most, std::max(kMinHistory, dim / 4));
+}
 
 // Calls f(j, a_j) for the local entries of a (every local feature for a dense row).
 template <class F>
@@ -31,10 +38,10 @@ void for_each_entry(const LocalRow& a, F&& f) {
 
 }  // namespace
 
-FrequentDirections::SparseState::SparseState(index_t rows, index_t kept, index_t local_dim)
-    : history(rows, std::max<index_t>(kept, 1),
-              std::max<index_t>(1, static_cast<index_t>(kFirstCapacity / sz((std::max<index_t>(kept, 1) + 1) * rows)))),
+FrequentDirections::SparseState::SparseState(index_t rows, index_t kept, index_t local_dim, index_t dim)
+    : history(rows, std::max<index_t>(kept, 1), history_capacity(rows, std::max<index_t>(kept, 1), dim)),
       feature(sz(2 * local_dim)),
+      written_set(local_dim),
       pending(sz(rows), 0.0),
       shrink(sz(std::max<index_t>(kept, 1) * rows), 0.0),
       column(sz(rows), 0.0) {}
@@ -47,26 +54,26 @@ void FrequentDirections::write_row_sparse(const LocalRow& a, index_t k) {
     bring_up_to_date(j);
     y[sz(j * R + k)] = v;
   });
-  note_written(a);
 }
 
 void FrequentDirections::refresh_sparse() const {
   SparseState& s = *sparse_;
   if (!s.stale) return;
-  // After a checkpoint every stored column is B's at the restored epoch and no fold is deferred.
-  const index_t R = rows();
-  const double now = static_cast<double>(shrinks_ + 1);
-  const double* z = stored().data();
-  s.written = 0;
-  for (index_t j = 0; j < local_dim(); ++j) {
-    const double* col = z + j * R;
-    const bool nonzero = std::any_of(col, col + R, [](double v) { return v != 0.0; });
-    s.mark(j) = nonzero ? now : 0.0;
-    s.deferred(j) = 0.0;
-    s.written += nonzero ? 1 : 0;
-  }
-  s.history.restart(shrinks_);
-  std::fill(s.pending.begin(), s.pending.end(), 0.0);
+  // A checkpoint reader filled the marks, the deferred weights and the history's transitions.
+  s.written_set.rebuild(s.feature, 2);
+  s.written = s.written_set.count();
+  const index_t base = s.history.base(), count = s.history.epoch() - base;
+  if (!(base >= 0 && count >= 0 && count <= s.history.capacity() && base + count == shrinks_))
+    throw InvalidArgument("fd sketch: a history of " + number_text(count) + " shrinks from epoch " + number_text(base) +
+                          " for a sketch at epoch " + number_text(shrinks_) + ": the restored state is corrupt");
+  s.written_set.for_each([&](index_t j) {
+    const double m = s.mark(j);
+    if (!(m >= static_cast<double>(base + 1) && m <= static_cast<double>(shrinks_ + 1) && m == std::floor(m)))
+      throw InvalidArgument("fd sketch: feature " + number_text(j) + " is at epoch " + number_text(m - 1) +
+                            ", outside the history [" + number_text(base) + ", " + number_text(shrinks_) +
+                            "]: the restored state is corrupt");
+  });
+  s.history.rebuild();
   s.stale = false;
 }
 
@@ -77,6 +84,7 @@ void FrequentDirections::bring_up_to_date(index_t j) {
   if (m == now) return;
   if (m == 0.0) {
     ++s.written;
+    s.written_set.touch(j);
   } else {
     s.history.advance(stored().data() + j * rows(), s.deferred(j), static_cast<index_t>(m) - 1);
   }
@@ -101,12 +109,8 @@ void FrequentDirections::shrink_sparse() {
   SparseState& s = *sparse_;
   const index_t R = rows(), kept = options_.ell - 1;
   if (s.history.full()) {  // (before the shrink, so that the columns reach the history's epoch)
-    if (sz(2 * s.written * R) > s.history.stored_doubles()) {
-      s.history.grow();
-    } else {
-      for_each_touched([&](index_t j) { bring_up_to_date(j); });
-      s.history.restart(shrinks_);
-    }
+    s.written_set.for_each([&](index_t j) { bring_up_to_date(j); });
+    s.history.restart(shrinks_);
   }
   const double delta = shrink_rotation();
   // S = diag(scale) Uᵀ on the kept rows: S[i, r] = rotation[r, i].
@@ -146,7 +150,7 @@ void FrequentDirections::settle_all(std::span<double> lazy) {
   if (sparse_ == nullptr) return;
   refresh_sparse();
   SparseState& s = *sparse_;
-  for_each_touched([&](index_t j) {
+  sparse_->written_set.for_each([&](index_t j) {
     bring_up_to_date(j);
     lazy[sz(j)] += s.deferred(j);
     s.deferred(j) = 0.0;
@@ -168,7 +172,7 @@ double FrequentDirections::local_deferred_dot(const LocalRow& a) const {
 void FrequentDirections::add_local_deferred(std::span<double> out) const {
   if (sparse_ == nullptr) return;
   refresh_sparse();
-  for_each_touched([&](index_t j) {
+  sparse_->written_set.for_each([&](index_t j) {
     double w = 0.0;
     current_column(j, &w);
     out[sz(j)] += w;
@@ -190,7 +194,7 @@ void FrequentDirections::add_local_transpose_product(std::span<const double> c, 
   if (sparse_ == nullptr) return Sketch::add_local_transpose_product(c, out);
   refresh_sparse();
   const index_t R = rows();
-  for_each_touched([&](index_t j) {
+  sparse_->written_set.for_each([&](index_t j) {
     const double* col = current_column(j);
     double v = 0.0;
     for (index_t i = 0; i < R; ++i) v += col[i] * c[sz(i)];

@@ -8,11 +8,13 @@
 #include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "shrink_history.hpp"
+#include "touched_set.hpp"
 
 namespace adasketch {
 
 struct FrequentDirections::SparseState {
-  SparseState(index_t rows, index_t kept, index_t local_dim);
+  /// kept: the rows a shrink leaves (ℓ − 1); dim: the sketch's global dimension (sizes the history).
+  SparseState(index_t rows, index_t kept, index_t local_dim, index_t dim);
 
   /// The epoch mark of local feature j: 0 when no row was ever written on it (its column is zero at
   /// every epoch), else 1 + the epoch its column (the stored row of Z) and deferred weight are at.
@@ -24,10 +26,11 @@ struct FrequentDirections::SparseState {
 
   detail::ShrinkHistory history;
   PageBuffer feature;           ///< [mark, deferred weight] per local feature: zero pages until written
+  detail::TouchedSet written_set;  ///< the local features with a non-zero mark
   std::vector<double> pending;  ///< c folded in the current epoch: q of the next shrink (R)
   std::vector<double> shrink;   ///< S of the last shrink, kept × R
   index_t written = 0;          ///< local features with a non-zero mark
-  bool stale = false;           ///< the block may have been replaced by a checkpoint reader
+  bool stale = false;           ///< a checkpoint reader may have replaced the state: rebuild before use
   mutable std::vector<double> column;  ///< a column brought up to date out of place (const readers)
 };
 

@@ -11,46 +11,37 @@ ShrinkHistory::ShrinkHistory(index_t rows, index_t kept, index_t capacity)
     : rows_(rows), kept_(kept), block_size_(sz((kept + 1) * rows)), capacity_(capacity), scratch_(sz(rows), 0.0) {
   ADASKETCH_REQUIRE(kept >= 1 && kept <= rows, "kept = " + number_text(kept) + ", rows = " + number_text(rows));
   ADASKETCH_REQUIRE(capacity >= 1, "capacity = " + number_text(capacity));
-  reserve();
-}
-
-void ShrinkHistory::reserve() {
   // Level i holds one block for every 2^i transitions.
-  std::size_t level = 0;
-  for (index_t n = capacity_; n > 0; n /= 2, ++level) {
-    if (levels_.size() <= level) levels_.emplace_back();
-    levels_[level].reserve(sz(n) * block_size_);
-  }
-}
-
-void ShrinkHistory::grow() {
-  capacity_ *= 2;
-  reserve();
+  for (index_t n = capacity; n > 0; n /= 2) levels_.emplace_back(sz(n) * block_size_, 0.0);
 }
 
 void ShrinkHistory::restart(index_t epoch) {
   base_ = epoch;
   count_ = 0;
-  stored_ = 0;
-  for (auto& level : levels_) level.clear();
 }
 
 void ShrinkHistory::push(std::span<const double> s, std::span<const double> q) {
   ADASKETCH_REQUIRE(s.size() >= sz(kept_ * rows_) && q.size() >= sz(rows_), "a transition needs kept·R + R entries");
   ADASKETCH_REQUIRE(!full(), "the history is full (" + number_text(capacity_) + " transitions)");
-  auto& first = levels_[0];
-  first.insert(first.end(), s.begin(), s.begin() + kept_ * rows_);
-  first.insert(first.end(), q.begin(), q.begin() + rows_);
-  stored_ += block_size_;
+  double* out = block(0, count_);
+  std::copy_n(s.data(), kept_ * rows_, out);
+  std::copy_n(q.data(), rows_, out + kept_ * rows_);
   ++count_;
-  // Transition count_ completes the block of 2^i transitions ending at it for every 2^i | count_.
-  for (std::size_t level = 1; count_ % (index_t{1} << level) == 0; ++level) {
-    const index_t b = (count_ >> level) - 1;  // its index on this level; children 2b and 2b + 1 below
-    auto& out = levels_[level];
-    out.resize(out.size() + block_size_);
-    combine(block(level - 1, 2 * b), block(level - 1, 2 * b + 1), out.data() + sz(b) * block_size_);
-    stored_ += block_size_;
+  complete(count_);
+}
+
+void ShrinkHistory::complete(index_t n) {
+  // Transition n completes the block of 2^i transitions ending at it for every 2^i | n.
+  for (std::size_t level = 1; level < levels_.size() && n % (index_t{1} << level) == 0; ++level) {
+    const index_t b = (n >> level) - 1;  // its index on this level; children 2b and 2b + 1 below
+    combine(block(level - 1, 2 * b), block(level - 1, 2 * b + 1), block(level, b));
   }
+}
+
+void ShrinkHistory::rebuild() {
+  ADASKETCH_REQUIRE(count_ >= 0 && count_ <= capacity_, "count = " + number_text(count_) + " of " +
+                                                            number_text(capacity_) + " transitions");
+  for (index_t n = 1; n <= count_; ++n) complete(n);
 }
 
 void ShrinkHistory::combine(const double* low, const double* high, double* out) const {

@@ -9,6 +9,7 @@
 // O(kept·R), whatever the number of features: the cost of a sparse row is its own features', never
 // the features met so far.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -19,20 +20,17 @@ namespace adasketch::detail {
 class ShrinkHistory {
  public:
   /// rows: R, the entries of a column; kept: the rows a shrink leaves non-zero (1 ≤ kept ≤ R);
-  /// capacity: the transitions it holds before it is full (≥ 1; its storage is reserved up front, so
-  /// that a push never allocates).
+  /// capacity: the transitions it holds before it is full (≥ 1; its storage is allocated up front,
+  /// so that a push never allocates).
   ShrinkHistory(index_t rows, index_t kept, index_t capacity);
 
   /// The epoch the history starts at: columns at an earlier epoch cannot be brought up to date.
   index_t base() const noexcept { return base_; }
   /// The current epoch E (the shrinks so far).
   index_t epoch() const noexcept { return base_ + count_; }
-  /// Doubles held by the stored products.
-  std::size_t stored_doubles() const noexcept { return stored_; }
-  /// Whether push() needs restart() or grow() first.
+  index_t capacity() const noexcept { return capacity_; }
+  /// Whether push() needs restart() first.
   bool full() const noexcept { return count_ == capacity_; }
-  /// Doubles the capacity (reserves the storage).
-  void grow();
 
   /// Appends transition E + 1: s is S (kept × R, row-major), q the folded coefficients (R entries).
   void push(std::span<const double> s, std::span<const double> q);
@@ -42,20 +40,27 @@ class ShrinkHistory {
   /// Forgets every transition: the caller brought every column up to date (base() = epoch()).
   void restart(index_t epoch);
 
+  /// For a checkpoint: the base, the count and the transitions themselves (capacity × (kept + 1)·R
+  /// doubles, the first count in use). After a reader filled them, rebuild() recomputes the products.
+  std::int64_t& base_field() noexcept { return base_; }
+  std::int64_t& count_field() noexcept { return count_; }
+  std::span<double> transitions() noexcept { return levels_[0]; }
+  void rebuild();
+
  private:
   /// The product over transitions [b·2^level + 1, (b + 1)·2^level] after base: P (kept × R) then q (R).
   const double* block(std::size_t level, index_t b) const {
     return levels_[level].data() + static_cast<std::size_t>(b) * block_size_;
   }
+  double* block(std::size_t level, index_t b) { return levels_[level].data() + static_cast<std::size_t>(b) * block_size_; }
   /// out = H ∘ L (L first), each a block.
   void combine(const double* low, const double* high, double* out) const;
-  /// Reserves every level's storage for capacity_ transitions.
-  void reserve();
+  /// The products of the blocks that transition n (1-based) completes.
+  void complete(index_t n);
 
   index_t rows_, kept_;
   std::size_t block_size_;
   index_t capacity_ = 0, base_ = 0, count_ = 0;
-  std::size_t stored_ = 0;
   std::vector<std::vector<double>> levels_;  // levels_[i]: the complete blocks of 2^i transitions
   mutable std::vector<double> scratch_;
 };
