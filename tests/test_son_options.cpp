@@ -208,16 +208,16 @@ TEST(SonOptions, OjaSonDenseFormIsDenseSonOnIllConditionedRows) {
   }
 }
 
-// The sparse FD sketch's stored rows may grow while its mixing matrix shrinks (folds add up to
-// 1/0.3 times a row to another), which leaves B = M·Z unchanged but not the learner's lazy products
-// through Z: on USPS (softmax RFD-SON, ℓ = 10, α₀ = 1, the defaults) ‖Z‖ reached 10¹² times ‖B‖ and
-// the sparse form's weights left the dense form's exponentially, ending at 14% test accuracy
-// against 83%. The compaction now rebases when a stored row exceeds max_growth times B's largest.
-// The bound: the sparse form forms each product B·x as M·(Z x), which is accurate to max_growth
-// times what the dense form's own sum is (both bounds of the compaction), and a reordered sum moves
-// a step's products by at most d·u relative; the trajectory amplifies such a change by κ_T(t),
-// measured as in the test above (Δ(t) = κ_T(t)·2u from a one-ulp perturbation of the data). So the
-// forms agree to max_growth·2d·Δ(t) (d = 256·K, the learner's dimension).
+// The sparse FD form on USPS (softmax RFD-SON, ℓ = 10, α₀ = 1, the defaults), where an earlier
+// sparse form (a compacted basis Z with B = M·Z, whose rows grew while M shrank) left the dense form's
+// weights exponentially and ended at 14% test accuracy against 83%. The deferred form keeps Z = B and
+// brings each column up to date through at most 2·⌈log₂ t⌉ products of the shrinks since it was last
+// read, each a sum of R terms as the dense form's one product per shrink is. The bound: a reordered
+// sum moves a step's products by at most d·u relative, each column's extra products by at most
+// 2·⌈log₂ t⌉ times that, and the trajectory amplifies such a change by κ_T(t), measured as in the test
+// above (Δ(t) = κ_T(t)·2u from a one-ulp perturbation of the data). So the forms agree to
+// 2⌈log₂ t⌉·2d·Δ(t) (d = 256·K, the learner's dimension). Measured: about 10⁻¹⁵, some 2000 times
+// below 2d·Δ(t), at 1, 2 and 3 ranks.
 TEST(SonOptions, SparseRfdSonFollowsTheDenseFormOnUsps) {
   const auto comm = world();
   const Communicator self(MPI_COMM_SELF);
@@ -247,7 +247,6 @@ TEST(SonOptions, SparseRfdSonFollowsTheDenseFormOnUsps) {
   auto perturbed = make_learner(self, d, spec);
   spec.form = FormChoice::sparse;
   auto sparse = make_learner(comm, d, spec);
-  const double max_growth = SketchedNewtonOptions{}.max_growth;
   constexpr index_t kBlock = 100;
   for (index_t begin = 0; begin < n; begin += kBlock) {
     const auto rows = [&](const DenseMatrix& m) {
@@ -260,11 +259,11 @@ TEST(SonOptions, SparseRfdSonFollowsTheDenseFormOnUsps) {
     const auto w = gather_weights(*dense);
     const double delta = relative_max_diff(gather_weights(*perturbed), w);
     ASSERT_GT(delta, 0.0) << "the perturbation did not reach the weights: κ_T is not measured";
-    const double bound = max_growth * 2.0 * static_cast<double>(d * K) * delta;
+    const double products = 2.0 * std::ceil(std::log2(static_cast<double>(begin + kBlock)));
+    const double bound = products * 2.0 * static_cast<double>(d * K) * delta;
     ASSERT_LE(relative_max_diff(gather_weights(*sparse), w), bound)
         << "t=" << begin + kBlock << ", κ_T·u=" << delta / 2;
   }
-  EXPECT_GT(sparse->sketch()->rebases(), 0) << "no rebase: the data no longer exercise the bound";
 }
 
 TEST(SonOptions, OjaStepSizesAreChecked) {
