@@ -11,17 +11,19 @@ namespace adasketch {
 
 namespace {
 
-// The history holds about d/4 shrinks (d the sketch's dimension), at least 64 and at most 16 MiB of
-// transitions (32 MiB with its products). When it is full every written column is brought up to date,
-// O(R·kept·log) each: with |U_p| ≤ d/P written features that is at most about four column updates
-// per shrink, until the cap; past it (|U_p| of millions) the sweep every capacity shrinks dominates.
+// The history holds d/(kept + 1) shrinks (d the sketch's dimension: as many doubles as the columns
+// of all ranks), at least 64 and at most 128 MiB of transitions (as much again for their products;
+// pages are only backed once written). When it is full every written column is brought up to date,
+// O(R·kept·log) each: with |U_p| ≤ d written local features that is at most about kept + 1 column
+// updates per shrink, until the cap; past it (d·R beyond 2²⁴) the sweep every capacity shrinks is what
+// grows with the features met.
 constexpr index_t kMinHistory = 64;
-constexpr std::size_t kMaxHistoryDoubles = std::size_t{1} << 21;
+constexpr std::size_t kMaxHistoryDoubles = std::size_t{1} << 24;
 
 index_t history_capacity(index_t rows, index_t kept, index_t dim) {
   const auto block = sz((kept + 1) * rows);
   const auto most = static_cast<index_t>(std::max<std::size_t>(1, kMaxHistoryDoubles / block));
-  return std::min(most, std::max(kMinHistory, dim / 4));
+  return std::min(most, std::max(kMinHistory, dim / (kept + 1)));
 }
 
 // Calls f(j, a_j) for the local entries of a (every local feature for a dense row).

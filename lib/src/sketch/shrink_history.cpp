@@ -12,7 +12,7 @@ ShrinkHistory::ShrinkHistory(index_t rows, index_t kept, index_t capacity)
   ADASKETCH_REQUIRE(kept >= 1 && kept <= rows, "kept = " + number_text(kept) + ", rows = " + number_text(rows));
   ADASKETCH_REQUIRE(capacity >= 1, "capacity = " + number_text(capacity));
   // Level i holds one block for every 2^i transitions.
-  for (index_t n = capacity; n > 0; n /= 2) levels_.emplace_back(sz(n) * block_size_, 0.0);
+  for (index_t n = capacity; n > 0; n /= 2) levels_.emplace_back(sz(n) * block_size_);
 }
 
 void ShrinkHistory::restart(index_t epoch) {

@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/types.hpp"
 
 namespace adasketch::detail {
@@ -61,7 +62,7 @@ class ShrinkHistory {
   index_t rows_, kept_;
   std::size_t block_size_;
   index_t capacity_ = 0, base_ = 0, count_ = 0;
-  std::vector<std::vector<double>> levels_;  // levels_[i]: the complete blocks of 2^i transitions
+  std::vector<PageBuffer> levels_;  // levels_[i]: the complete blocks of 2^i transitions
   mutable std::vector<double> scratch_;
 };
 
