@@ -42,14 +42,15 @@ class ShrinkHistory {
   void restart(index_t epoch);
 
   /// For a checkpoint: the base, the count and the transitions themselves (capacity × (kept + 1)·R
-  /// doubles, the first count in use). After a reader filled them, rebuild() recomputes the products.
+  /// doubles, the first count in use, each by columns (S[:, c], q[c])). After a reader filled them, rebuild() recomputes the products.
   std::int64_t& base_field() noexcept { return base_; }
   std::int64_t& count_field() noexcept { return count_; }
   std::span<double> transitions() noexcept { return levels_[0]; }
   void rebuild();
 
  private:
-  /// The product over transitions [b·2^level + 1, (b + 1)·2^level] after base: P (kept × R) then q (R).
+  /// The product over transitions [b·2^level + 1, (b + 1)·2^level] after base, by columns: for each
+  /// c < R, (P[:, c], q[c]) (kept + 1 doubles).
   const double* block(std::size_t level, index_t b) const {
     return levels_[level].data() + static_cast<std::size_t>(b) * block_size_;
   }
