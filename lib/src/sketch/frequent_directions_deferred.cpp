@@ -152,7 +152,7 @@ void FrequentDirections::settle_all(std::span<double> lazy) {
   if (sparse_ == nullptr) return;
   refresh_sparse();
   SparseState& s = *sparse_;
-  sparse_->written_set.for_each([&](index_t j) {
+  s.written_set.for_each([&](index_t j) {
     bring_up_to_date(j);
     lazy[sz(j)] += s.deferred(j);
     s.deferred(j) = 0.0;

@@ -12,8 +12,9 @@
 // (and its share of the folds, its deferred weight) is brought up to date when a row reaches it, by
 // the products of the shrinks since it was last reached over aligned ranges (O(ℓR·log gap)), and the
 // Gram is set to diag(λ_i − λ_ℓ). Cost per sparse row: O(s·ℓR·log gap + R³/(R − ℓ + 1)), independent
-// of d and of the features met; memory O(R·|U|/P) for the features U written, the history included
-// (it is emptied by bringing every column up to date when it outgrows the columns).
+// of d and of the features met, plus a sweep of the written features each time the history of
+// shrinks (about d/ℓ of them, at most 128 MiB) is full; memory O(R·|U|/P) for the features U written,
+// and the history.
 #include <memory>
 
 #include "adasketch/linalg/symmetric_eigen.hpp"
