@@ -27,9 +27,10 @@
 //   1. one Allreduce of [Z(x⊗e_k) for k < K, w̄ᵀ(x⊗e_k) for k < K, ‖x‖²] (R_z·K + K + 1 numbers;
 //      R_z + K + 1 for the data sketch): the scores p_k = w̄ᵀ(x⊗e_k) + cᵀZ(x⊗e_k) and
 //      Zg = Σ_k ∂ℓ/∂p_k Z(x⊗e_k), ‖g‖² = ‖x‖²‖∂ℓ/∂p‖²;
-//   2. mirror descent: if the insertion will restructure the sketch (a dense FD shrink), fold
-//      w̄ += Zᵀc, c = 0; insert g (or x); c ← c' with Z_oldᵀc = Z_newᵀc' + βg + r (r: rows the sketch
-//      retired, added to w̄ by the sketch), w̄ += βg; then w̄ −= (η/δ)g and c += (η/δ)·MᵀP(M Z_new g);
+//   2. mirror descent: if the insertion will restructure the sketch (an FD shrink), fold
+//      w̄ += Zᵀc, c = 0 (the sparse FD form defers the sum over the features: Sketch::fold_coefficients;
+//      a step settles its example's entries first); insert g (or x); c ← c' with
+//      Z_oldᵀc = Z_newᵀc' + βg, w̄ += βg; then w̄ −= (η/δ)g and c += (η/δ)·MᵀP(M Z_new g);
 //   3. dual averaging keeps w̄ = −(η/δ)ḡ and Zw̄ through the insertions (update_product, with
 //      gᵀw̄ = Σ_k ∂ℓ/∂p_k w̄ᵀ(x⊗e_k) from the same Allreduce) and sets c = −MᵀP(M Zw̄): no fold.
 // A step touches O(R_z·s·K) sketch entries for s local nonzeros plus O(R³) for P (between dense FD

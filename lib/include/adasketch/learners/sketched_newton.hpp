@@ -18,8 +18,10 @@
 // triangular solves with the cached Cholesky factor of α I + BBᵀ (O(R²) to update after an FD insertion
 // that fills a free row; O(R³) after a shrink, an RP or an Oja update). With the dense form of an FD
 // sketch, Zᵀc is folded into ū before an insertion that rewrites every stored row (a shrink): O(R·d/P);
-// the sparse form (SketchForm::sparse) never folds except before its rare rebase, so a sparse example
-// costs time independent of d (SON §4, App. G). The per-example path does not allocate.
+// the sparse form (SketchForm::sparse) defers that fold (FD: Sketch::fold_coefficients records c, and a
+// step settles its example's features first) or folds only before its rare rebase (Oja), so a sparse
+// example costs time independent of d (SON §4, App. G; docs/design.md §6). The per-example path does
+// not allocate.
 //
 // Choices (documented deviations and edge cases):
 //   - α > 0, or α = 0 where the paper allows it (below). RFD-SON needs α₀ > 0: with α₀ = 0,

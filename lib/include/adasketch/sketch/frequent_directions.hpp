@@ -71,7 +71,7 @@ class FrequentDirections final : public Sketch {
   bool next_insert_restructures() const noexcept override;
   void update_product(std::span<double> zz, double az) const override;
   double update_coefficients(std::span<double> c, std::span<double> lazy, index_t stride) const override;
-  /// Dense: K = BBᵀ (Z = B). Sparse: the K the compaction keeps.
+  /// K = BBᵀ (Z = B in both forms).
   void apply_basis_gram(std::span<const double> c, std::span<double> out) const override;
 
  private:
