@@ -179,7 +179,8 @@ void SketchedAdaGrad::check_row(const LocalRow& x) const {
 LocalRow SketchedAdaGrad::gradient_row(const LocalRow& x, index_t k) const {
   const index_t K = classes_;
   if (K == 1) return x;
-  if (x.is_dense()) return LocalRow::sparse(std::span<const index_t>(class_indices_).subspan(sz(k * dp_), sz(dp_)), x.values());
+  if (x.is_dense())
+    return LocalRow::sparse(std::span<const index_t>(class_indices_).subspan(sz(k * dp_), sz(dp_)), x.values());
   const auto xi = x.indices();
   for (std::size_t n = 0; n < xi.size(); ++n) sparse_class_indices_[n] = class_entry(xi[n], k, K);
   return LocalRow::sparse(std::span<const index_t>(sparse_class_indices_).first(xi.size()), x.values());

@@ -131,7 +131,8 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
     index_t slot = -1;
     if (sketch_ && root != 0.0) {
       Sketch& sk = *sketch_;
-      if (sk.next_insert_restructures()) sk.fold_coefficients(c_, ubar_);  // a shrink or a rebase: u = ū + Zᵀc into ū
+      // A shrink or a rebase: fold u = ū + Zᵀc into ū first.
+      if (sk.next_insert_restructures()) sk.fold_coefficients(c_, ubar_);
       // ĝ = root Σ_k ∂ℓ/∂p_k X_k as a local row of the dK-dimensional sketch; Zĝ from the reduced Z X_k.
       const std::size_t n = x.values().size();
       for (index_t k = 0; k < K; ++k) {  // feature-major: entry (e, k) at e·K + k
