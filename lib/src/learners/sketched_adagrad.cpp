@@ -204,8 +204,6 @@ void SketchedAdaGrad::add_local_lazy_dots(const LocalRow& x, std::span<double> o
     const double* wj = w + j * K;
     for (std::size_t k = 0; k < K; ++k) out[k] += v * wj[k];
   });
-  if (sketches_gradients())  // the folds the sketch deferred (zero on a settled example)
-    for (index_t k = 0; k < classes_; ++k) out[sz(k)] += sketch_->local_deferred_dot(gradient_row(x, k));
 }
 
 void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) const {
@@ -214,6 +212,8 @@ void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out)
   std::fill(score_products_.begin(), score_products_.end(), 0.0);
   add_local_products(x, score_products_);
   add_local_lazy_dots(x, out);
+  if (sketches_gradients())  // the folds the sketch deferred on x's entries (a step settles them first)
+    for (index_t k = 0; k < K; ++k) out[sz(k)] += sketch_->local_deferred_dot(gradient_row(x, k));
   // The local part of cᵀZ(x ⊗ e_k) (or C_kᵀZx) is cᵀ(Z_p(x_p ⊗ e_k)): it sums over ranks.
   for (index_t k = 0; k < K; ++k) {
     const double* prod = score_products_.data() + (sketches_gradients() ? k * R : 0);
