@@ -1,7 +1,8 @@
 // The deferred shrinks of the sparse FD form (lib/src/sketch/shrink_history.hpp) against the
 // transitions applied one by one: a column and its deferred weight brought from every start epoch
 // to the current one through the aligned products agree with the sequential map, and a copy rebuilt
-// from the transitions (as a checkpoint restores it) advances bitwise alike. Each rank runs its own
+// from the transitions (as a checkpoint restores it) advances bitwise alike; a sweep (every column
+// through one product up to the current epoch) agrees too. Each rank runs its own
 // sequence (the structure is local to a rank).
 //
 // Bound: both computations evaluate the same product of n = E − e maps (R × R, or kept × R after
@@ -69,13 +70,21 @@ TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
       copy.count_field() = history.count_field();
       std::copy(history.transitions().begin(), history.transitions().end(), copy.transitions().begin());
       copy.rebuild();
+      // A sweep's copy: its transitions replaced by their products up to E.
+      ShrinkHistory swept(R, kept, 50);
+      swept.base_field() = history.base_field();
+      swept.count_field() = history.count_field();
+      std::copy(history.transitions().begin(), history.transitions().end(), swept.transitions().begin());
+      swept.rebuild();
+      swept.begin_sweep();
       for (index_t e = history.base(); e <= E; ++e) {
         std::vector<double> z(sz(R)), ref(sz(R)), mag(sz(R));
         for (index_t i = 0; i < R; ++i) z[sz(i)] = ref[sz(i)] = unit(gen);
         for (index_t i = 0; i < R; ++i) mag[sz(i)] = std::abs(z[sz(i)]);
         double w = 0.25, w_ref = 0.25, w_mag = 0.25;
-        std::vector<double> z_copy = z;
-        double w_copy = w;
+        std::vector<double> z_copy = z, z_swept = z;
+        double w_copy = w, w_swept = w;
+        swept.sweep_advance(z_swept.data(), w_swept, e);
         history.advance(z.data(), w, e);
         copy.advance(z_copy.data(), w_copy, e);
         EXPECT_TRUE(z_copy == z && w_copy == w) << "the rebuilt copy advances bitwise alike, from epoch " << e;
@@ -89,12 +98,21 @@ TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
           EXPECT_LE(std::abs(z[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)])
               << "R = " << R << ", kept = " << kept << ", from epoch " << e << ", row " << i;
         EXPECT_LE(std::abs(w - w_ref), 2.0 * gamma * w_mag) << "R = " << R << ", kept = " << kept << ", from epoch " << e;
+        for (index_t i = 0; i < R; ++i)
+          EXPECT_LE(std::abs(z_swept[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)])
+              << "swept: R = " << R << ", kept = " << kept << ", from epoch " << e << ", row " << i;
+        EXPECT_LE(std::abs(w_swept - w_ref), 2.0 * gamma * w_mag) << "swept: from epoch " << e;
         if (e < E) {
           for (index_t i = kept; i < R; ++i) EXPECT_EQ(z[sz(i)], 0.0) << "a row a shrink zeroes";
         }
       }
       std::vector<double> column(sz(R), 1.0);
       double weight = 0.0;
+      EXPECT_THROW(swept.advance(column.data(), weight, E - 1), InvalidArgument) << "advance() during a sweep";
+      EXPECT_THROW(swept.push(all[0].s, all[0].q), InvalidArgument) << "push() during a sweep";
+      EXPECT_THROW(history.sweep_advance(column.data(), weight, E - 1), InvalidArgument) << "outside a sweep";
+      swept.restart(E);
+      EXPECT_NO_THROW(swept.push(all[0].s, all[0].q)) << "restart() ends the sweep";
       EXPECT_THROW(history.advance(column.data(), weight, restart_at - 1), InvalidArgument)
           << "an epoch before the restart cannot be brought up to date";
       while (!history.full()) history.push(all[0].s, all[0].q);

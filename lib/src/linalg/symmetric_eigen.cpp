@@ -3,6 +3,7 @@
 #include <lapacke.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <string>
 
@@ -14,6 +15,7 @@ SymmetricEigen::SymmetricEigen(int n) : n_(n) {
   ADASKETCH_REQUIRE(n >= 1, "n = " + number_text(n));
   const std::size_t nn = static_cast<std::size_t>(n) * n;
   values_.resize(n);
+  active_.reserve(static_cast<std::size_t>(n));
   ascending_values_.resize(n);
   vectors_.resize(nn);
   work_matrix_.resize(nn);
@@ -28,23 +30,52 @@ SymmetricEigen::SymmetricEigen(int n) : n_(n) {
 }
 
 void SymmetricEigen::compute(std::span<const double> a) {
-  const std::size_t nn = static_cast<std::size_t>(n_) * n_;
+  const std::size_t n = static_cast<std::size_t>(n_), nn = n * n;
   ADASKETCH_REQUIRE(a.size() >= nn, "a.size() = " + number_text(a.size()));
-  for (std::size_t i = 0; i < nn; ++i) {
+  for (std::size_t i = 0; i < nn; ++i)
     if (!std::isfinite(a[i])) throw NumericError("SymmetricEigen: non-finite entry in the input matrix");
-    work_matrix_[i] = a[i];
+  // The active indices: those whose row of the lower triangle (a[i, 0..i]) or column below the
+  // diagonal (a[i+1.., i]) has a non-zero. The others are exact eigenpairs (0, e_i).
+  active_.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    bool nonzero = false;
+    for (std::size_t j = 0; j <= i && !nonzero; ++j) nonzero = a[i * n + j] != 0.0;
+    for (std::size_t j = i + 1; j < n && !nonzero; ++j) nonzero = a[j * n + i] != 0.0;
+    if (nonzero) active_.push_back(static_cast<int>(i));
   }
-  // Column-major call on the row-major lower triangle = the upper triangle of the transpose.
-  const lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', n_, work_matrix_.data(), n_,
-                                              ascending_values_.data(), work_.data(),
-                                              static_cast<lapack_int>(work_.size()), iwork_.data(),
-                                              static_cast<lapack_int>(iwork_.size()));
-  if (info != 0) throw LapackError("dsyevd", info);
-  // Column k of the column-major result is eigenvector k; store descending as row-major columns.
-  for (int k = 0; k < n_; ++k) {
-    const int src = n_ - 1 - k;
-    values_[k] = ascending_values_[src];
-    for (int i = 0; i < n_; ++i) vectors_[static_cast<std::size_t>(i) * n_ + k] = work_matrix_[static_cast<std::size_t>(src) * n_ + i];
+  const int m = static_cast<int>(active_.size());
+  // The active principal submatrix, its row-major lower triangle = the column-major upper one.
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < m; ++c)
+      work_matrix_[static_cast<std::size_t>(r) * m + c] = a[static_cast<std::size_t>(active_[r]) * n + active_[c]];
+  if (m > 0) {
+    // dsyevd's workspace grows with the order: the one for n serves m ≤ n.
+    const lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', m, work_matrix_.data(), m,
+                                                ascending_values_.data(), work_.data(),
+                                                static_cast<lapack_int>(work_.size()), iwork_.data(),
+                                                static_cast<lapack_int>(iwork_.size()));
+    if (info != 0) throw LapackError("dsyevd", info);
+  }
+  // Descending: the m computed pairs (column k of the column-major result is eigenvector k, on the
+  // active indices) merged with n − m zero pairs (e_i, the inactive indices ascending).
+  std::fill(vectors_.begin(), vectors_.end(), 0.0);
+  int next = m - 1, zero = 0, k = 0;
+  std::size_t inactive = 0;
+  const auto next_inactive = [&] {
+    while (std::binary_search(active_.begin(), active_.end(), static_cast<int>(inactive))) ++inactive;
+    return inactive++;
+  };
+  for (; k < n_; ++k) {
+    if (next >= 0 && (zero == n_ - m || ascending_values_[next] >= 0.0)) {
+      values_[k] = ascending_values_[next];
+      for (int i = 0; i < m; ++i)
+        vectors_[static_cast<std::size_t>(active_[i]) * n + k] = work_matrix_[static_cast<std::size_t>(next) * m + i];
+      --next;
+    } else {
+      values_[k] = 0.0;
+      vectors_[next_inactive() * n + k] = 1.0;
+      ++zero;
+    }
   }
 }
 

@@ -111,7 +111,16 @@ void FrequentDirections::shrink_sparse() {
   SparseState& s = *sparse_;
   const index_t R = rows(), kept = options_.ell - 1;
   if (s.history.full()) {  // (before the shrink, so that the columns reach the history's epoch)
-    s.written_set.for_each([&](index_t j) { bring_up_to_date(j); });
+    s.history.begin_sweep();
+    const double now = static_cast<double>(shrinks_ + 1);
+    s.written_set.sweep(
+        stored().data(), R,
+        [&](index_t j) {
+          if (s.mark(j) == now) return;
+          s.history.sweep_advance(stored().data() + j * R, s.deferred(j), static_cast<index_t>(s.mark(j)) - 1);
+          s.mark(j) = now;
+        },
+        s.feature.data(), 2);
     s.history.restart(shrinks_);
   }
   const double delta = shrink_rotation();
@@ -141,6 +150,13 @@ void FrequentDirections::settle(const LocalRow& a, std::span<double> lazy) {
   if (sparse_ == nullptr) return;
   refresh_sparse();
   SparseState& s = *sparse_;
+  // The row's marks and columns lie at scattered places: request them all before the first is used,
+  // so that their cache misses overlap.
+  const index_t R = rows();
+  for_each_entry(a, [&](index_t j, double) {
+    __builtin_prefetch(s.feature.data() + 2 * j, 1);
+    detail::prefetch_row<1>(stored().data() + j * R, R);
+  });
   for_each_entry(a, [&](index_t j, double) {
     bring_up_to_date(j);
     lazy[sz(j)] += s.deferred(j);

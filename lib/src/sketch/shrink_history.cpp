@@ -4,6 +4,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "prefetch_row.hpp"
 
 namespace adasketch::detail {
 
@@ -37,7 +38,12 @@ void apply_block(const double* blk, index_t n, index_t width, const double* z, d
 }  // namespace
 
 ShrinkHistory::ShrinkHistory(index_t rows, index_t kept, index_t capacity)
-    : rows_(rows), kept_(kept), block_size_(sz((kept + 1) * rows)), capacity_(capacity), scratch_(sz(kept + 1), 0.0) {
+    : rows_(rows),
+      kept_(kept),
+      block_size_(sz((kept + 1) * rows)),
+      capacity_(capacity),
+      scratch_(sz(kept + 1), 0.0),
+      product_(block_size_, 0.0) {
   ADASKETCH_REQUIRE(kept >= 1 && kept <= rows, "kept = " + number_text(kept) + ", rows = " + number_text(rows));
   ADASKETCH_REQUIRE(capacity >= 1, "capacity = " + number_text(capacity));
   // Level i holds one block for every 2^i transitions.
@@ -47,11 +53,36 @@ ShrinkHistory::ShrinkHistory(index_t rows, index_t kept, index_t capacity)
 void ShrinkHistory::restart(index_t epoch) {
   base_ = epoch;
   count_ = 0;
+  sweeping_ = false;
+}
+
+void ShrinkHistory::begin_sweep() {
+  // Block p becomes T_E ⋯ T_{base+p+1} (the map from epoch base + p to E), from the last down:
+  // product_p = product_{p+1} ∘ T_{base+p+1}.
+  for (index_t p = count_ - 2; p >= 0; --p) {
+    combine(block(0, p), block(0, p + 1), product_.data());
+    std::copy(product_.begin(), product_.end(), block(0, p));
+  }
+  sweeping_ = true;
+}
+
+void ShrinkHistory::sweep_advance(double* z, double& w, index_t e) const {
+  ADASKETCH_REQUIRE(sweeping_, "sweep_advance() outside a sweep");
+  ADASKETCH_REQUIRE(e >= base_ && e <= epoch(), "epoch " + number_text(e) + " is outside the history [" +
+                                                      number_text(base_) + ", " + number_text(epoch()) + "]");
+  if (e == epoch()) return;
+  // The column may be non-zero on every row (written in its epoch): all R columns of the block.
+  double* acc = scratch_.data();
+  apply_block(block(0, e - base_), kept_ + 1, rows_, z, acc);
+  w += acc[kept_];
+  std::copy_n(acc, kept_, z);
+  std::fill(z + kept_, z + rows_, 0.0);
 }
 
 void ShrinkHistory::push(std::span<const double> s, std::span<const double> q) {
   ADASKETCH_REQUIRE(s.size() >= sz(kept_ * rows_) && q.size() >= sz(rows_), "a transition needs kept·R + R entries");
   ADASKETCH_REQUIRE(!full(), "the history is full (" + number_text(capacity_) + " transitions)");
+  ADASKETCH_REQUIRE(!sweeping_, "push() during a sweep");
   // Stored by columns, each (S[:, c], q[c]): a column's kept + 1 entries are one contiguous update.
   double* out = block(0, count_);
   const index_t k = kept_;
@@ -98,23 +129,32 @@ void ShrinkHistory::combine(const double* low, const double* high, double* out) 
 void ShrinkHistory::advance(double* z, double& w, index_t e) const {
   ADASKETCH_REQUIRE(e >= base_ && e <= epoch(), "epoch " + number_text(e) + " is outside the history [" +
                                                       number_text(base_) + ", " + number_text(epoch()) + "]");
+  ADASKETCH_REQUIRE(!sweeping_, "advance() during a sweep");
   const index_t R = rows_, k = kept_, n = k + 1;
   double* acc = scratch_.data();  // (P z, qᵀz): kept + 1 entries
   // A column written in its epoch may be non-zero on every row; after one transition only on the
   // first kept.
-  index_t width = R;
+  // The path's blocks (at most two a level), requested before the first is used: a rare feature's
+  // lie far back in the history, out of cache, and their misses then overlap.
+  const double* path[2 * 64];
+  std::size_t steps = 0;
   for (index_t pos = e - base_; pos < count_;) {
     std::size_t level = 0;
     while (level + 1 < levels_.size() && pos % (index_t{1} << (level + 1)) == 0 &&
            pos + (index_t{1} << (level + 1)) <= count_)
       ++level;
-    const double* blk = block(level, pos >> level);
+    path[steps++] = block(level, pos >> level);
+    pos += index_t{1} << level;
+  }
+  index_t width = R;
+  for (std::size_t i = 0; i < steps; ++i) {
+    const double* blk = path[i];
+    if (i + 1 < steps) prefetch_row(path[i + 1], k * n);
     apply_block(blk, n, width, z, acc);
     w += acc[k];
     std::copy_n(acc, k, z);
     std::fill(z + k, z + width, 0.0);
     width = k;
-    pos += index_t{1} << level;
   }
 }
 

@@ -40,6 +40,12 @@ class ShrinkHistory {
   void advance(double* z, double& w, index_t e) const;
   /// Forgets every transition: the caller brought every column up to date (base() = epoch()).
   void restart(index_t epoch);
+  /// Starts a sweep that brings every column to epoch() before a restart(): replaces the transitions
+  /// by their products up to epoch() (O(count·kept²·R) once), after which sweep_advance() takes one
+  /// block product a column, whatever its gap. Until restart(), advance() and push() are refused.
+  void begin_sweep();
+  /// advance() during a sweep.
+  void sweep_advance(double* z, double& w, index_t e) const;
 
   /// For a checkpoint: the base, the count and the transitions themselves (capacity × (kept + 1)·R
   /// doubles, the first count in use, each by columns (S[:, c], q[c])). After a reader filled them, rebuild() recomputes the products.
@@ -63,8 +69,10 @@ class ShrinkHistory {
   index_t rows_, kept_;
   std::size_t block_size_;
   index_t capacity_ = 0, base_ = 0, count_ = 0;
+  bool sweeping_ = false;  // level 0 holds the products up to epoch() (begin_sweep)
   std::vector<PageBuffer> levels_;  // levels_[i]: the complete blocks of 2^i transitions
   mutable std::vector<double> scratch_;
+  std::vector<double> product_;  // one block: begin_sweep's running product
 };
 
 }  // namespace adasketch::detail

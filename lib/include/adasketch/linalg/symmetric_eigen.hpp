@@ -13,7 +13,10 @@ class SymmetricEigen {
 
   /// Decomposes the row-major symmetric n×n matrix `a` (only its lower triangle is read).
   /// Afterwards values() is in descending order and vectors() holds the matching eigenvectors as
-  /// columns of a row-major n×n matrix. Throws LapackError (dsyevd) or NumericError (non-finite input).
+  /// columns of a row-major n×n matrix. Rows (and columns) of `a` that are entirely zero are exact
+  /// eigenpairs (0, e_i) and are split off before the solver sees the rest: a sketch's Gram with
+  /// unfilled rows costs what its filled rows do. Throws LapackError (dsyevd) or NumericError
+  /// (non-finite input).
   void compute(std::span<const double> a);
 
   int size() const noexcept { return n_; }
@@ -23,7 +26,7 @@ class SymmetricEigen {
  private:
   int n_;
   std::vector<double> values_, vectors_, ascending_values_, work_matrix_, work_;
-  std::vector<int> iwork_;
+  std::vector<int> iwork_, active_;
 };
 
 /// In-place Cholesky factorization A = L Lᵀ of a row-major symmetric positive definite n×n matrix;
