@@ -8,6 +8,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "arrowhead_eigen.hpp"
 
 namespace adasketch {
 
@@ -18,7 +19,10 @@ SymmetricEigen::SymmetricEigen(int n) : n_(n) {
   active_.reserve(static_cast<std::size_t>(n));
   ascending_values_.resize(n);
   vectors_.resize(nn);
+  active_matrix_.resize(nn);
   work_matrix_.resize(nn);
+  arrow_work_.resize(detail::arrowhead_doubles(n));
+  arrow_iwork_.resize(detail::arrowhead_ints(n));
   // Workspace query once; compute() then never allocates.
   double work_size = 0.0;
   int iwork_size = 0;
@@ -27,6 +31,21 @@ SymmetricEigen::SymmetricEigen(int n) : n_(n) {
   if (info != 0) throw LapackError("dsyevd (workspace query)", info);
   work_.resize(static_cast<std::size_t>(work_size));
   iwork_.resize(static_cast<std::size_t>(std::max(iwork_size, 1)));
+}
+
+int SymmetricEigen::arrowhead_head(int m) {
+  // The row with the most off-diagonal non-zeros, if every off-diagonal non-zero lies in it (or in
+  // its column); -1 otherwise. A diagonal matrix is an arrowhead with any head.
+  int* count = arrow_iwork_.data();
+  std::fill(count, count + m, 0);
+  for (int c = 0; c < m; ++c)
+    for (int r = c + 1; r < m; ++r)
+      if (active_matrix_[static_cast<std::size_t>(c) * m + r] != 0.0) ++count[r], ++count[c];
+  const int head = static_cast<int>(std::max_element(count, count + m) - count);
+  for (int c = 0; c < m; ++c)
+    for (int r = c + 1; r < m; ++r)
+      if (active_matrix_[static_cast<std::size_t>(c) * m + r] != 0.0 && r != head && c != head) return -1;
+  return head;
 }
 
 void SymmetricEigen::compute(std::span<const double> a) {
@@ -44,11 +63,21 @@ void SymmetricEigen::compute(std::span<const double> a) {
     if (nonzero) active_.push_back(static_cast<int>(i));
   }
   const int m = static_cast<int>(active_.size());
-  // The active principal submatrix, its row-major lower triangle = the column-major upper one.
+  // The active principal submatrix from a's lower triangle, both triangles filled (symmetric: row-
+  // and column-major alike).
   for (int r = 0; r < m; ++r)
-    for (int c = 0; c < m; ++c)
-      work_matrix_[static_cast<std::size_t>(r) * m + c] = a[static_cast<std::size_t>(active_[r]) * n + active_[c]];
-  if (m > 0) {
+    for (int c = 0; c <= r; ++c) {
+      const double v = a[static_cast<std::size_t>(active_[r]) * n + active_[c]];
+      active_matrix_[static_cast<std::size_t>(r) * m + c] = v;
+      active_matrix_[static_cast<std::size_t>(c) * m + r] = v;
+    }
+  const int head = arrowhead_head(m);
+  // Either leaves ascending values and column-major vectors on the active indices.
+  const bool solved = m >= 2 && head >= 0 &&
+                      detail::arrowhead_eigen(active_matrix_.data(), m, head, ascending_values_.data(),
+                                              work_matrix_.data(), arrow_work_.data(), arrow_iwork_.data());
+  if (!solved && m > 0) {
+    std::copy_n(active_matrix_.begin(), static_cast<std::size_t>(m) * m, work_matrix_.begin());
     // dsyevd's workspace grows with the order: the one for n serves m ≤ n.
     const lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', m, work_matrix_.data(), m,
                                                 ascending_values_.data(), work_.data(),

@@ -151,17 +151,28 @@ void FrequentDirections::settle(const LocalRow& a, std::span<double> lazy) {
   refresh_sparse();
   SparseState& s = *sparse_;
   // The row's marks and columns lie at scattered places: request them all before the first is used,
-  // so that their cache misses overlap.
+  // so that their cache misses overlap; then, a few features ahead, the first block of each path.
   const index_t R = rows();
   for_each_entry(a, [&](index_t j, double) {
     __builtin_prefetch(s.feature.data() + 2 * j, 1);
     detail::prefetch_row<1>(stored().data() + j * R, R);
   });
-  for_each_entry(a, [&](index_t j, double) {
+  const double now = static_cast<double>(shrinks_ + 1);
+  const auto settle_one = [&](index_t j) {
     bring_up_to_date(j);
     lazy[sz(j)] += s.deferred(j);
     s.deferred(j) = 0.0;
-  });
+  };
+  if (a.is_dense()) return for_each_entry(a, [&](index_t j, double) { settle_one(j); });
+  constexpr std::size_t kAhead = 4;
+  const auto idx = a.indices();
+  for (std::size_t n = 0; n < idx.size(); ++n) {
+    if (n + kAhead < idx.size()) {
+      const double m = s.mark(idx[n + kAhead]);
+      if (m != 0.0 && m != now) s.history.prefetch_path(static_cast<index_t>(m) - 1);
+    }
+    settle_one(idx[n]);
+  }
 }
 
 void FrequentDirections::settle_all(std::span<double> lazy) {

@@ -126,26 +126,31 @@ void ShrinkHistory::combine(const double* low, const double* high, double* out) 
   }
 }
 
+void ShrinkHistory::prefetch_path(index_t e) const {
+  if (e < base_ || e >= epoch() || sweeping_) return;
+  // The first block: the one furthest back (the later ones are shared with the other columns).
+  for_each_block(e, [&](const double* blk) {
+    prefetch_row(blk, rows_ * (kept_ + 1));
+    return false;
+  });
+}
+
 void ShrinkHistory::advance(double* z, double& w, index_t e) const {
   ADASKETCH_REQUIRE(e >= base_ && e <= epoch(), "epoch " + number_text(e) + " is outside the history [" +
                                                       number_text(base_) + ", " + number_text(epoch()) + "]");
   ADASKETCH_REQUIRE(!sweeping_, "advance() during a sweep");
   const index_t R = rows_, k = kept_, n = k + 1;
   double* acc = scratch_.data();  // (P z, qᵀz): kept + 1 entries
-  // A column written in its epoch may be non-zero on every row; after one transition only on the
-  // first kept.
-  // The path's blocks (at most two a level), requested before the first is used: a rare feature's
-  // lie far back in the history, out of cache, and their misses then overlap.
+  // Each block's successor is requested while the block is applied: a rare feature's path lies far
+  // back in the history, out of cache.
   const double* path[2 * 64];
   std::size_t steps = 0;
-  for (index_t pos = e - base_; pos < count_;) {
-    std::size_t level = 0;
-    while (level + 1 < levels_.size() && pos % (index_t{1} << (level + 1)) == 0 &&
-           pos + (index_t{1} << (level + 1)) <= count_)
-      ++level;
-    path[steps++] = block(level, pos >> level);
-    pos += index_t{1} << level;
-  }
+  for_each_block(e, [&](const double* blk) {
+    path[steps++] = blk;
+    return true;
+  });
+  // A column written in its epoch may be non-zero on every row; after one transition only on the
+  // first kept.
   index_t width = R;
   for (std::size_t i = 0; i < steps; ++i) {
     const double* blk = path[i];
