@@ -10,6 +10,11 @@ namespace adasketch::detail {
 
 namespace {
 
+// How much of a block is requested ahead: its first cache lines, after which the hardware's own
+// stream prefetch follows (the whole block would cost as many instructions as its product when it
+// is already in cache, as the recent blocks are).
+constexpr index_t kPrefetchDoubles = 64;
+
 // acc[0..n) = Σ_{c < width} z_c·blk[c·n .. c·n + n): a block's columns (P[:, c], q[c]) times the
 // column z, four columns a pass (contiguous updates, a quarter of the accumulator's loads and
 // stores). The step's hot loop: built for AVX-512 and AVX2 as well where the compiler can, the
@@ -130,7 +135,7 @@ void ShrinkHistory::prefetch_path(index_t e) const {
   if (e < base_ || e >= epoch() || sweeping_) return;
   // The first block: the one furthest back (the later ones are shared with the other columns).
   for_each_block(e, [&](const double* blk) {
-    prefetch_row(blk, rows_ * (kept_ + 1));
+    prefetch_row(blk, std::min(kPrefetchDoubles, rows_ * (kept_ + 1)));
     return false;
   });
 }
@@ -154,7 +159,7 @@ void ShrinkHistory::advance(double* z, double& w, index_t e) const {
   index_t width = R;
   for (std::size_t i = 0; i < steps; ++i) {
     const double* blk = path[i];
-    if (i + 1 < steps) prefetch_row(path[i + 1], k * n);
+    if (i + 1 < steps) prefetch_row(path[i + 1], std::min(kPrefetchDoubles, k * n));
     apply_block(blk, n, width, z, acc);
     w += acc[k];
     std::copy_n(acc, k, z);
