@@ -11,6 +11,8 @@
 #include <lapacke.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <random>
 #include <string>
@@ -42,12 +44,14 @@ std::vector<double> gram_with_zero_rows(int n, const std::vector<int>& zero, uns
 }
 
 // Checks `eigen` on a (row-major n × n): descending values, ‖AU − UΛ‖ and ‖UᵀU − I‖ within the
-// bound, eigenvalues against dsyevd's.
-void expect_valid_decomposition(const SymmetricEigen& eigen, const std::vector<double>& a, int n, const std::string& what) {
+// bound, eigenvalues against dsyevd's. `steps` backward-stable steps (borderings) each add at most
+// one decomposition's error: the bound is p(n) = 10·n·steps.
+void expect_valid_decomposition(const SymmetricEigen& eigen, const std::vector<double>& a, int n, const std::string& what,
+                                int steps = 1) {
   double norm = 0.0;  // ‖A‖_F ≥ ‖A‖₂
   for (const double v : a) norm += v * v;
   norm = std::sqrt(norm);
-  const double p = 10.0 * n;
+  const double p = 10.0 * n * steps;
   const auto lambda = eigen.values();
   const auto u = eigen.vectors();  // row-major, eigenvector k in column k
   for (int k = 1; k < n; ++k) EXPECT_GE(lambda[k - 1], lambda[k]) << what << ": descending";
@@ -155,4 +159,69 @@ TEST(SymmetricEigen, ArrowheadsMatchLapack) {
   SymmetricEigen eigen(3);
   eigen.compute(a);
   expect_valid_decomposition(eigen, a, 3, "indefinite arrowhead");
+}
+
+// compute_bordered on the Grams a fast FD sketch has between two shrinks: B's first k0 rows
+// orthogonal (a diagonal leading block, one of them zero), then one row appended per call. Each
+// result is a valid decomposition (m − k0 borderings: p(n)·(m − k0 + 1)) and, bit for bit, what a
+// new object computes from the matrix alone, also after an unrelated matrix came in between.
+TEST(SymmetricEigen, BorderedGramsAreValidAndAFunctionOfTheMatrix) {
+  const int n = 16, k0 = 7;
+  std::mt19937_64 gen(11);
+  std::normal_distribution<double> normal;
+  std::vector<double> b(static_cast<std::size_t>(n) * n, 0.0);  // row-major rows of B (n features)
+  for (int r = 0; r < k0; ++r)
+    if (r != 3) b[static_cast<std::size_t>(r) * n + r] = std::pow(2.0, -r) + 0.5;
+  for (int r = k0; r < n; ++r)
+    for (int c = 0; c < n; ++c) b[static_cast<std::size_t>(r) * n + c] = normal(gen);
+  // Row 12 repeats row 9: a Gram of deficient rank from there on.
+  std::copy_n(b.begin() + 9 * n, n, b.begin() + 12 * n);
+  const auto gram_of_rows = [&](int rows) {
+    std::vector<double> a(static_cast<std::size_t>(n) * n, 0.0);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < rows; ++c)
+        for (int j = 0; j < n; ++j)
+          a[static_cast<std::size_t>(r) * n + c] += b[static_cast<std::size_t>(r) * n + j] * b[static_cast<std::size_t>(c) * n + j];
+    return a;
+  };
+  SymmetricEigen running(n);
+  for (int m = k0; m <= n; ++m) {
+    const auto a = gram_of_rows(m);
+    if (m == 11) {  // an unrelated full Gram: bordered from its first row
+      const auto other = gram_with_zero_rows(n, {}, 3u);
+      running.compute_bordered(other);
+      expect_valid_decomposition(running, other, n, "unrelated Gram", n);
+    }
+    running.compute_bordered(a);
+    const std::string what = "bordered to " + std::to_string(m) + " rows";
+    expect_valid_decomposition(running, a, n, what, m - k0 + 1);
+    SymmetricEigen fresh(n);
+    fresh.compute_bordered(a);
+    for (int i = 0; i < n * n; ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(running.vectors()[static_cast<std::size_t>(i)]),
+                std::bit_cast<std::uint64_t>(fresh.vectors()[static_cast<std::size_t>(i)]))
+          << what << ": vector entry " << i;
+    for (int k = 0; k < n; ++k)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(running.values()[static_cast<std::size_t>(k)]),
+                std::bit_cast<std::uint64_t>(fresh.values()[static_cast<std::size_t>(k)]))
+          << what << ": value " << k;
+  }
+}
+
+// A bordered row that is not positive semidefinite (its arrowhead refused) sends the matrix to
+// dsyevd; the result is still a valid decomposition, and so is the next, larger one.
+TEST(SymmetricEigen, BorderedIndefiniteRowFallsBackToTheGeneralSolver) {
+  const int n = 4;
+  std::vector<double> a = {2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  SymmetricEigen eigen(n);
+  eigen.compute_bordered(a);
+  expect_valid_decomposition(eigen, a, n, "diagonal start");
+  a[2 * n + 0] = a[0 * n + 2] = 3.0;  // [2 0 3; 0 1 0; 3 0 0.5]: indefinite
+  a[2 * n + 2] = 0.5;
+  eigen.compute_bordered(a);
+  expect_valid_decomposition(eigen, a, n, "indefinite row");
+  a[3 * n + 1] = a[1 * n + 3] = 0.25;
+  a[3 * n + 3] = 1.0;
+  eigen.compute_bordered(a);
+  expect_valid_decomposition(eigen, a, n, "after the refused row");
 }

@@ -281,7 +281,12 @@ void SketchedAdaGrad::factor_gram(double delta) {
     }
     return;
   }
-  eigen_.compute(M);
+  // A Gram that grew by one row since the last step (an FD insertion into a free row) is
+  // decomposed by bordering the last decomposition (a function of M alone, so resumes repeat it).
+  if (sketch_->last_appended_row() >= 0)
+    eigen_.compute_bordered(M);
+  else
+    eigen_.compute(M);
   const auto lambda = eigen_.values();  // descending
   const double lambda_max = lambda[0];
   rank_ = 0;

@@ -23,6 +23,10 @@ SymmetricEigen::SymmetricEigen(int n) : n_(n) {
   work_matrix_.resize(nn);
   arrow_work_.resize(detail::arrowhead_doubles(n));
   arrow_iwork_.resize(detail::arrowhead_ints(n));
+  bordered_.active.reserve(static_cast<std::size_t>(n));
+  for (auto* v : {&bordered_.matrix, &bordered_.vectors, &bordered_.next, &bordered_.arrow, &bordered_.arrow_vectors})
+    v->resize(nn);
+  for (auto* v : {&bordered_.values, &bordered_.arrow_values, &bordered_.projected}) v->resize(static_cast<std::size_t>(n));
   // Workspace query once; compute() then never allocates.
   double work_size = 0.0;
   int iwork_size = 0;
@@ -48,7 +52,7 @@ int SymmetricEigen::arrowhead_head(int m) {
   return head;
 }
 
-void SymmetricEigen::compute(std::span<const double> a) {
+int SymmetricEigen::gather_active(std::span<const double> a) {
   const std::size_t n = static_cast<std::size_t>(n_), nn = n * n;
   ADASKETCH_REQUIRE(a.size() >= nn, "a.size() = " + number_text(a.size()));
   for (std::size_t i = 0; i < nn; ++i)
@@ -71,20 +75,32 @@ void SymmetricEigen::compute(std::span<const double> a) {
       active_matrix_[static_cast<std::size_t>(r) * m + c] = v;
       active_matrix_[static_cast<std::size_t>(c) * m + r] = v;
     }
+  return m;
+}
+
+void SymmetricEigen::solve_general(int m) {
+  std::copy_n(active_matrix_.begin(), static_cast<std::size_t>(m) * m, work_matrix_.begin());
+  // dsyevd's workspace grows with the order: the one for n serves m ≤ n.
+  const lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', m, work_matrix_.data(), m,
+                                              ascending_values_.data(), work_.data(),
+                                              static_cast<lapack_int>(work_.size()), iwork_.data(),
+                                              static_cast<lapack_int>(iwork_.size()));
+  if (info != 0) throw LapackError("dsyevd", info);
+}
+
+void SymmetricEigen::compute(std::span<const double> a) {
+  const int m = gather_active(a);
   const int head = arrowhead_head(m);
   // Either leaves ascending values and column-major vectors on the active indices.
   const bool solved = m >= 2 && head >= 0 &&
                       detail::arrowhead_eigen(active_matrix_.data(), m, head, ascending_values_.data(),
                                               work_matrix_.data(), arrow_work_.data(), arrow_iwork_.data());
-  if (!solved && m > 0) {
-    std::copy_n(active_matrix_.begin(), static_cast<std::size_t>(m) * m, work_matrix_.begin());
-    // dsyevd's workspace grows with the order: the one for n serves m ≤ n.
-    const lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'U', m, work_matrix_.data(), m,
-                                                ascending_values_.data(), work_.data(),
-                                                static_cast<lapack_int>(work_.size()), iwork_.data(),
-                                                static_cast<lapack_int>(iwork_.size()));
-    if (info != 0) throw LapackError("dsyevd", info);
-  }
+  if (!solved && m > 0) solve_general(m);
+  emit(m);
+}
+
+void SymmetricEigen::emit(int m) {
+  const std::size_t n = static_cast<std::size_t>(n_);
   // Descending: the m computed pairs (column k of the column-major result is eigenvector k, on the
   // active indices) merged with n − m zero pairs (e_i, the inactive indices ascending).
   std::fill(vectors_.begin(), vectors_.end(), 0.0);

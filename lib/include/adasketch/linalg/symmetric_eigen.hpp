@@ -21,16 +21,47 @@ class SymmetricEigen {
   /// (non-finite input).
   void compute(std::span<const double> a);
 
+  /// The same decomposition of `a` by bordering (docs/design.md §3, "Bordered Grams"): from the
+  /// leading diagonal block of a's non-zero rows, each further row is added as an arrowhead in the
+  /// previous eigenbasis (a secular solve and one k × k product). The result is a function of `a`
+  /// alone, whatever was computed before (so a run resumed from a checkpoint repeats it bit for bit);
+  /// when a's leading rows are the previous call's matrix, only the rows after it are added, so a
+  /// Gram that grows by one row per call (a fast FD sketch's between shrinks) costs O(n³) flops of
+  /// one product instead of a new eigendecomposition. A row that its arrowhead cannot take (not
+  /// positive semidefinite within round-off) sends the whole matrix to dsyevd. Throws as compute().
+  void compute_bordered(std::span<const double> a);
+
   int size() const noexcept { return n_; }
   std::span<const double> values() const noexcept { return values_; }
   std::span<const double> vectors() const noexcept { return vectors_; }
 
  private:
   int arrowhead_head(int m);
+  /// Lists a's active indices and fills active_matrix_ (m × m, both triangles); returns m.
+  int gather_active(std::span<const double> a);
+  /// values_/vectors_ from the m ascending pairs in ascending_values_ and work_matrix_ (column-major
+  /// on the active indices) and the n − m zero pairs.
+  void emit(int m);
+  /// dsyevd on active_matrix_ into ascending_values_ and work_matrix_.
+  void solve_general(int m);
+
+  /// compute_bordered's last state: the active indices and matrix it decomposed (m × m), the size
+  /// of the leading diagonal block it started from, and the eigenpairs (column-major, leading
+  /// dimension n; values in the vectors' order).
+  struct Bordered {
+    std::vector<int> active;
+    std::vector<double> matrix, vectors, values, next, arrow, arrow_values, arrow_vectors, projected;
+    int size = 0, diagonal_block = 0;
+  };
+  /// Starts compute_bordered's state from the leading diagonal block (k0 indices) of active_matrix_.
+  void start_bordering(int m, int k0);
+  /// Adds active row k to the bordered state; false when its arrowhead is refused.
+  bool border(int m, int k);
 
   int n_;
   std::vector<double> values_, vectors_, ascending_values_, active_matrix_, work_matrix_, work_, arrow_work_;
   std::vector<int> iwork_, active_, arrow_iwork_;
+  Bordered bordered_;
 };
 
 /// In-place Cholesky factorization A = L Lᵀ of a row-major symmetric positive definite n×n matrix;
