@@ -84,7 +84,10 @@ void SymmetricEigen::compute_bordered(std::span<const double> a) {
   // Ascending (ties by position) into the layout emit() reads.
   int* order = arrow_iwork_.data();
   std::iota(order, order + m, 0);
-  std::stable_sort(order, order + m, [&](int x, int y) { return b.values[static_cast<std::size_t>(x)] < b.values[static_cast<std::size_t>(y)]; });
+  std::sort(order, order + m, [&](int x, int y) {  // std::sort: no temporary buffer, unlike stable_sort
+    const double vx = b.values[static_cast<std::size_t>(x)], vy = b.values[static_cast<std::size_t>(y)];
+    return vx < vy || (vx == vy && x < y);
+  });
   for (int j = 0; j < m; ++j) {
     ascending_values_[static_cast<std::size_t>(j)] = b.values[static_cast<std::size_t>(order[j])];
     std::copy_n(b.vectors.begin() + static_cast<std::ptrdiff_t>(order[j]) * n_, m,
