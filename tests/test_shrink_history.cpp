@@ -11,7 +11,9 @@
 // at most twice that. γ_m = m·u/(1 − m·u); the test evaluates the absolute product itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <random>
 #include <vector>
 
@@ -119,4 +121,54 @@ TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
       EXPECT_THROW(history.push(all[0].s, all[0].q), InvalidArgument) << "a full history needs a restart first";
     }
   }
+}
+
+// A row's columns advance in a batch (advance_batch: columns whose paths meet share each block):
+// every column ends bitwise as advance() leaves it alone (which the test above holds to the
+// sequential map).
+TEST(ShrinkHistory, BatchedColumnsAdvanceAsColumnsAlone) {
+  const index_t R = 40, kept = 19, E = 45;
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  ShrinkHistory history(R, kept, 64);
+  std::vector<Transition> all;
+  for (index_t t = 0; t < E; ++t) {
+    Transition tr{std::vector<double>(sz(kept * R)), std::vector<double>(sz(R))};
+    for (double& v : tr.s) v = unit(gen) / static_cast<double>(R);
+    for (double& v : tr.q) v = unit(gen);
+    history.push(tr.s, tr.q);
+    all.push_back(tr);
+  }
+  // Every start epoch, several twice (paths that start together), in a shuffled order; more than a
+  // batch, so the last batch is a partial one.
+  std::vector<index_t> starts;
+  for (index_t e = 0; e <= E; ++e) starts.push_back(e);
+  for (index_t e = 0; e <= E; e += 2) starts.push_back(e);
+  std::shuffle(starts.begin(), starts.end(), gen);
+  ASSERT_GT(starts.size(), ShrinkHistory::kBatch);
+  const std::size_t n = starts.size();
+  std::vector<std::vector<double>> batched(n), alone(n);
+  std::vector<double> w_batched(n), w_alone(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    batched[i].resize(sz(R));
+    for (double& v : batched[i]) v = unit(gen);
+    alone[i] = batched[i];
+    w_batched[i] = w_alone[i] = unit(gen);
+    history.advance(alone[i].data(), w_alone[i], starts[i]);
+  }
+  for (std::size_t first = 0; first < n; first += ShrinkHistory::kBatch) {
+    const std::size_t count = std::min(ShrinkHistory::kBatch, n - first);
+    std::vector<double*> z, w;
+    for (std::size_t i = first; i < first + count; ++i) {
+      z.push_back(batched[i].data());
+      w.push_back(&w_batched[i]);
+    }
+    history.advance_batch(z, w, std::span<const index_t>(starts).subspan(first, count));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_TRUE(batched[i] == alone[i] && w_batched[i] == w_alone[i]) << "column " << i << " from epoch " << starts[i];
+  }
+  std::vector<double*> too_many(ShrinkHistory::kBatch + 1, batched[0].data()), weights(ShrinkHistory::kBatch + 1, &w_batched[0]);
+  std::vector<index_t> epochs(ShrinkHistory::kBatch + 1, E);
+  EXPECT_THROW(history.advance_batch(too_many, weights, epochs), InvalidArgument) << "more than kBatch columns";
 }

@@ -1,5 +1,6 @@
 // The sparse form of FrequentDirections (see frequent_directions.hpp): deferred shrinks.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -151,28 +152,42 @@ void FrequentDirections::settle(const LocalRow& a, std::span<double> lazy) {
   refresh_sparse();
   SparseState& s = *sparse_;
   // The row's marks and columns lie at scattered places: request them all before the first is used,
-  // so that their cache misses overlap; then, a few features ahead, the first block of each path.
+  // so that their cache misses overlap.
   const index_t R = rows();
   for_each_entry(a, [&](index_t j, double) {
     __builtin_prefetch(s.feature.data() + 2 * j, 1);
     detail::prefetch_row<1>(stored().data() + j * R, R);
   });
+  // The columns behind the current epoch advance in batches, so that the blocks their paths share
+  // are read once a batch (bring_up_to_date's results, bit for bit).
+  constexpr std::size_t kBatch = detail::ShrinkHistory::kBatch;
+  std::array<double*, kBatch> columns{}, weights{};
+  std::array<index_t, kBatch> epochs{};
+  std::size_t batched = 0;
+  const auto flush = [&] {
+    s.history.advance_batch({columns.data(), batched}, {weights.data(), batched}, {epochs.data(), batched});
+    batched = 0;
+  };
   const double now = static_cast<double>(shrinks_ + 1);
-  const auto settle_one = [&](index_t j) {
-    bring_up_to_date(j);
+  for_each_entry(a, [&](index_t j, double) {
+    const double m = s.mark(j);
+    if (m == now) return;
+    s.mark(j) = now;  // (a repeated index finds its column current)
+    if (m == 0.0) {
+      ++s.written;
+      s.written_set.touch(j);
+      return;
+    }
+    columns[batched] = stored().data() + j * R;
+    weights[batched] = &s.deferred(j);
+    epochs[batched] = static_cast<index_t>(m) - 1;
+    if (++batched == kBatch) flush();
+  });
+  if (batched > 0) flush();
+  for_each_entry(a, [&](index_t j, double) {
     lazy[sz(j)] += s.deferred(j);
     s.deferred(j) = 0.0;
-  };
-  if (a.is_dense()) return for_each_entry(a, [&](index_t j, double) { settle_one(j); });
-  constexpr std::size_t kAhead = 4;
-  const auto idx = a.indices();
-  for (std::size_t n = 0; n < idx.size(); ++n) {
-    if (n + kAhead < idx.size()) {
-      const double m = s.mark(idx[n + kAhead]);
-      if (m != 0.0 && m != now) s.history.prefetch_path(static_cast<index_t>(m) - 1);
-    }
-    settle_one(idx[n]);
-  }
+  });
 }
 
 void FrequentDirections::settle_all(std::span<double> lazy) {

@@ -1,6 +1,7 @@
 #include "shrink_history.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -77,11 +78,7 @@ void ShrinkHistory::sweep_advance(double* z, double& w, index_t e) const {
                                                       number_text(base_) + ", " + number_text(epoch()) + "]");
   if (e == epoch()) return;
   // The column may be non-zero on every row (written in its epoch): all R columns of the block.
-  double* acc = scratch_.data();
-  apply_block(block(0, e - base_), kept_ + 1, rows_, z, acc);
-  w += acc[kept_];
-  std::copy_n(acc, kept_, z);
-  std::fill(z + kept_, z + rows_, 0.0);
+  apply(block(0, e - base_), rows_, z, w);
 }
 
 void ShrinkHistory::push(std::span<const double> s, std::span<const double> q) {
@@ -131,40 +128,71 @@ void ShrinkHistory::combine(const double* low, const double* high, double* out) 
   }
 }
 
-void ShrinkHistory::prefetch_path(index_t e) const {
-  if (e < base_ || e >= epoch() || sweeping_) return;
-  // The first block: the one furthest back (the later ones are shared with the other columns).
-  for_each_block(e, [&](const double* blk) {
-    prefetch_row(blk, std::min(kPrefetchDoubles, rows_ * (kept_ + 1)));
-    return false;
-  });
+void ShrinkHistory::apply(const double* blk, index_t width, double* z, double& w) const {
+  double* acc = scratch_.data();  // (P z, qᵀz): kept + 1 entries
+  apply_block(blk, kept_ + 1, width, z, acc);
+  w += acc[kept_];
+  std::copy_n(acc, kept_, z);
+  std::fill(z + kept_, z + width, 0.0);
 }
 
 void ShrinkHistory::advance(double* z, double& w, index_t e) const {
-  ADASKETCH_REQUIRE(e >= base_ && e <= epoch(), "epoch " + number_text(e) + " is outside the history [" +
-                                                      number_text(base_) + ", " + number_text(epoch()) + "]");
+  double* const zs[] = {z};
+  double* const ws[] = {&w};
+  const index_t es[] = {e};
+  advance_batch(zs, ws, es);
+}
+
+void ShrinkHistory::advance_batch(std::span<double* const> z, std::span<double* const> w,
+                                  std::span<const index_t> e) const {
+  const std::size_t n = z.size();
+  ADASKETCH_REQUIRE(n <= kBatch && w.size() == n && e.size() == n,
+                    number_text(static_cast<index_t>(n)) + " columns, at most " + number_text(static_cast<index_t>(kBatch)));
   ADASKETCH_REQUIRE(!sweeping_, "advance() during a sweep");
-  const index_t R = rows_, k = kept_, n = k + 1;
-  double* acc = scratch_.data();  // (P z, qᵀz): kept + 1 entries
-  // Each block's successor is requested while the block is applied: a rare feature's path lies far
-  // back in the history, out of cache.
-  const double* path[2 * 64];
-  std::size_t steps = 0;
-  for_each_block(e, [&](const double* blk) {
-    path[steps++] = blk;
-    return true;
-  });
-  // A column written in its epoch may be non-zero on every row; after one transition only on the
-  // first kept.
-  index_t width = R;
-  for (std::size_t i = 0; i < steps; ++i) {
-    const double* blk = path[i];
-    if (i + 1 < steps) prefetch_row(path[i + 1], std::min(kPrefetchDoubles, k * n));
-    apply_block(blk, n, width, z, acc);
-    w += acc[k];
-    std::copy_n(acc, k, z);
-    std::fill(z + k, z + width, 0.0);
-    width = k;
+  // order[head, live): the columns still short of epoch(), by their position (epoch − base).
+  std::array<index_t, kBatch> pos{}, width{};
+  std::array<std::size_t, kBatch> order{};
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    ADASKETCH_REQUIRE(e[i] >= base_ && e[i] <= epoch(), "epoch " + number_text(e[i]) + " is outside the history [" +
+                                                            number_text(base_) + ", " + number_text(epoch()) + "]");
+    if (e[i] == epoch()) continue;
+    pos[i] = e[i] - base_;
+    width[i] = rows_;  // written in its epoch: non-zero on any row
+    std::size_t at = live++;
+    for (; at > 0 && pos[order[at - 1]] > pos[i]; --at) order[at] = order[at - 1];
+    order[at] = i;
+  }
+  // The first block of each path is the one furthest back, out of cache for a rare feature: all are
+  // requested before the first is used, so that their misses overlap.
+  for (std::size_t k = 0; k < live; ++k)
+    if (k == 0 || pos[order[k]] != pos[order[k - 1]]) prefetch_row(block_at(pos[order[k]]), std::min(kPrefetchDoubles, rows_ * (kept_ + 1)));
+  std::size_t head = 0;
+  while (head < live) {
+    // The columns at the smallest position take its block, one after another; then they move on
+    // together, past the columns still behind them.
+    const index_t p = pos[order[head]];
+    const std::size_t level = level_at(p);
+    const double* blk = block(level, p >> level);
+    const index_t next = p + (index_t{1} << level);
+    std::size_t end = head;
+    while (end < live && pos[order[end]] == p) ++end;
+    const index_t after = end < live ? std::min(next, pos[order[end]]) : next;
+    if (after < count_) prefetch_row(block_at(after), std::min(kPrefetchDoubles, kept_ * (kept_ + 1)));
+    for (std::size_t k = head; k < end; ++k) {
+      const std::size_t i = order[k];
+      apply(blk, width[i], z[i], *w[i]);
+      width[i] = kept_;
+      pos[i] = next;
+    }
+    if (next == count_) {
+      head = end;
+      continue;
+    }
+    std::size_t behind = end;  // the columns before `next` go ahead of the group
+    while (behind < live && pos[order[behind]] < next) ++behind;
+    std::rotate(order.begin() + static_cast<std::ptrdiff_t>(head), order.begin() + static_cast<std::ptrdiff_t>(end),
+                order.begin() + static_cast<std::ptrdiff_t>(behind));
   }
 }
 

@@ -38,8 +38,12 @@ class ShrinkHistory {
   /// Brings a column z (R entries) and its deferred weight w from epoch e (base() ≤ e ≤ epoch()) to
   /// epoch(); entries of z from kept on are then zero.
   void advance(double* z, double& w, index_t e) const;
-  /// Starts loading the blocks advance(·, ·, e) will read first (a hint: no effect on results).
-  void prefetch_path(index_t e) const;
+  /// The most columns advance_batch() takes at once.
+  static constexpr std::size_t kBatch = 64;
+  /// advance(z[i], *w[i], e[i]) for up to kBatch columns, with the same results bit for bit: the
+  /// columns whose paths meet at a block take it one after another while it is in cache (a row's
+  /// paths share most of their blocks, its rare features' first blocks excepted).
+  void advance_batch(std::span<double* const> z, std::span<double* const> w, std::span<const index_t> e) const;
   /// Forgets every transition: the caller brought every column up to date (base() = epoch()).
   void restart(index_t epoch);
   /// Starts a sweep that brings every column to epoch() before a restart(): replaces the transitions
@@ -63,20 +67,23 @@ class ShrinkHistory {
     return levels_[level].data() + static_cast<std::size_t>(b) * block_size_;
   }
   double* block(std::size_t level, index_t b) { return levels_[level].data() + static_cast<std::size_t>(b) * block_size_; }
-  /// Calls f(block) for the blocks that take a column from epoch e to epoch(), in order, while f
-  /// returns true: at each position the largest aligned block that ends at or before epoch() (at
-  /// most two a level).
-  template <class F>
-  void for_each_block(index_t e, F&& f) const {
-    for (index_t pos = e - base_; pos < count_;) {
-      std::size_t level = 0;
-      while (level + 1 < levels_.size() && pos % (index_t{1} << (level + 1)) == 0 &&
-             pos + (index_t{1} << (level + 1)) <= count_)
-        ++level;
-      if (!f(block(level, pos >> level))) return;
-      pos += index_t{1} << level;
-    }
+  /// The level of the block a column at position pos (epoch base + pos < epoch()) takes next: the
+  /// largest aligned block that starts there and ends at or before epoch() (a path from e to epoch()
+  /// takes at most two a level).
+  std::size_t level_at(index_t pos) const {
+    std::size_t level = 0;
+    while (level + 1 < levels_.size() && pos % (index_t{1} << (level + 1)) == 0 &&
+           pos + (index_t{1} << (level + 1)) <= count_)
+      ++level;
+    return level;
   }
+  const double* block_at(index_t pos) const {
+    const std::size_t level = level_at(pos);
+    return block(level, pos >> level);
+  }
+  /// One transition block on a column: z ← P z (entries from kept on zeroed), w += qᵀz; width: the
+  /// column's entries that may be non-zero (R in the epoch it was written in, kept after).
+  void apply(const double* blk, index_t width, double* z, double& w) const;
   /// out = H ∘ L (L first), each a block.
   void combine(const double* low, const double* high, double* out) const;
   /// The products of the blocks that transition n (1-based) completes.
