@@ -48,7 +48,8 @@ ShrinkHistory::ShrinkHistory(index_t rows, index_t kept, index_t capacity)
       kept_(kept),
       block_size_(sz((kept + 1) * rows)),
       capacity_(capacity),
-      scratch_(sz(kept + 1), 0.0),
+      lane_size_(sz(std::max(rows, kept + 1))),
+      lanes_(2 * kBatch * lane_size_, 0.0),
       product_(block_size_, 0.0) {
   ADASKETCH_REQUIRE(kept >= 1 && kept <= rows, "kept = " + number_text(kept) + ", rows = " + number_text(rows));
   ADASKETCH_REQUIRE(capacity >= 1, "capacity = " + number_text(capacity));
@@ -78,7 +79,11 @@ void ShrinkHistory::sweep_advance(double* z, double& w, index_t e) const {
                                                       number_text(base_) + ", " + number_text(epoch()) + "]");
   if (e == epoch()) return;
   // The column may be non-zero on every row (written in its epoch): all R columns of the block.
-  apply(block(0, e - base_), rows_, z, w);
+  double* acc = lanes_.data();
+  apply_block(block(0, e - base_), kept_ + 1, rows_, z, acc);
+  w += acc[kept_];
+  std::copy_n(acc, kept_, z);
+  std::fill(z + kept_, z + rows_, 0.0);
 }
 
 void ShrinkHistory::push(std::span<const double> s, std::span<const double> q) {
@@ -128,14 +133,6 @@ void ShrinkHistory::combine(const double* low, const double* high, double* out) 
   }
 }
 
-void ShrinkHistory::apply(const double* blk, index_t width, double* z, double& w) const {
-  double* acc = scratch_.data();  // (P z, qᵀz): kept + 1 entries
-  apply_block(blk, kept_ + 1, width, z, acc);
-  w += acc[kept_];
-  std::copy_n(acc, kept_, z);
-  std::fill(z + kept_, z + width, 0.0);
-}
-
 void ShrinkHistory::advance(double* z, double& w, index_t e) const {
   double* const zs[] = {z};
   double* const ws[] = {&w};
@@ -152,12 +149,16 @@ void ShrinkHistory::advance_batch(std::span<double* const> z, std::span<double* 
   // order[head, live): the columns still short of epoch(), by their position (epoch − base).
   std::array<index_t, kBatch> pos{}, width{};
   std::array<std::size_t, kBatch> order{};
+  // Column i's entries between blocks: z[i] itself before the first, then its two lanes in turn.
+  std::array<const double*, kBatch> current{};
+  const auto lane = [&](std::size_t i, std::size_t which) { return lanes_.data() + (2 * i + which) * lane_size_; };
   std::size_t live = 0;
   for (std::size_t i = 0; i < n; ++i) {
     ADASKETCH_REQUIRE(e[i] >= base_ && e[i] <= epoch(), "epoch " + number_text(e[i]) + " is outside the history [" +
                                                             number_text(base_) + ", " + number_text(epoch()) + "]");
     if (e[i] == epoch()) continue;
     pos[i] = e[i] - base_;
+    current[i] = z[i];
     width[i] = rows_;  // written in its epoch: non-zero on any row
     std::size_t at = live++;
     for (; at > 0 && pos[order[at - 1]] > pos[i]; --at) order[at] = order[at - 1];
@@ -181,11 +182,19 @@ void ShrinkHistory::advance_batch(std::span<double* const> z, std::span<double* 
     if (after < count_) prefetch_row(block_at(after), std::min(kPrefetchDoubles, kept_ * (kept_ + 1)));
     for (std::size_t k = head; k < end; ++k) {
       const std::size_t i = order[k];
-      apply(blk, width[i], z[i], *w[i]);
+      double* out = lane(i, current[i] == lane(i, 0) ? 1 : 0);
+      apply_block(blk, kept_ + 1, width[i], current[i], out);  // (P z, qᵀz)
+      *w[i] += out[kept_];
+      current[i] = out;
       width[i] = kept_;
       pos[i] = next;
     }
     if (next == count_) {
+      for (std::size_t k = head; k < end; ++k) {  // done: z ← P z, its rows from kept on zero
+        const std::size_t i = order[k];
+        std::copy_n(current[i], kept_, z[i]);
+        std::fill(z[i] + kept_, z[i] + rows_, 0.0);
+      }
       head = end;
       continue;
     }

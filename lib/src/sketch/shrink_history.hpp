@@ -8,6 +8,8 @@
 // 2^i transitions, as a Fenwick tree does, so that takes at most 2·log2(E − e) small products, each
 // O(kept·R), whatever the number of features: the cost of a sparse row is its own features', never
 // the features met so far.
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -71,19 +73,16 @@ class ShrinkHistory {
   /// largest aligned block that starts there and ends at or before epoch() (a path from e to epoch()
   /// takes at most two a level).
   std::size_t level_at(index_t pos) const {
-    std::size_t level = 0;
-    while (level + 1 < levels_.size() && pos % (index_t{1} << (level + 1)) == 0 &&
-           pos + (index_t{1} << (level + 1)) <= count_)
-      ++level;
-    return level;
+    // The largest level ≤ the top one with 2^level dividing pos and pos + 2^level ≤ epoch() − base.
+    const auto p = static_cast<std::uint64_t>(pos);
+    const auto aligned = p == 0 ? levels_.size() - 1 : static_cast<std::size_t>(std::countr_zero(p));
+    const auto fits = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(count_ - pos))) - 1;
+    return std::min({aligned, fits, levels_.size() - 1});
   }
   const double* block_at(index_t pos) const {
     const std::size_t level = level_at(pos);
     return block(level, pos >> level);
   }
-  /// One transition block on a column: z ← P z (entries from kept on zeroed), w += qᵀz; width: the
-  /// column's entries that may be non-zero (R in the epoch it was written in, kept after).
-  void apply(const double* blk, index_t width, double* z, double& w) const;
   /// out = H ∘ L (L first), each a block.
   void combine(const double* low, const double* high, double* out) const;
   /// The products of the blocks that transition n (1-based) completes.
@@ -94,7 +93,8 @@ class ShrinkHistory {
   index_t capacity_ = 0, base_ = 0, count_ = 0;
   bool sweeping_ = false;  // level 0 holds the products up to epoch() (begin_sweep)
   std::vector<PageBuffer> levels_;  // levels_[i]: the complete blocks of 2^i transitions
-  mutable std::vector<double> scratch_;
+  std::size_t lane_size_;
+  mutable std::vector<double> lanes_;  // advance_batch: two lanes a column (max(R, kept + 1) each)
   std::vector<double> product_;  // one block: begin_sweep's running product
 };
 
