@@ -168,7 +168,8 @@ TEST(ShrinkHistory, BatchedColumnsAdvanceAsColumnsAlone) {
   for (std::size_t i = 0; i < n; ++i) {
     EXPECT_TRUE(batched[i] == alone[i] && w_batched[i] == w_alone[i]) << "column " << i << " from epoch " << starts[i];
   }
-  std::vector<double*> too_many(ShrinkHistory::kBatch + 1, batched[0].data()), weights(ShrinkHistory::kBatch + 1, &w_batched[0]);
+  std::vector<double*> too_many(ShrinkHistory::kBatch + 1, batched[0].data());
+  std::vector<double*> weights(ShrinkHistory::kBatch + 1, &w_batched[0]);
   std::vector<index_t> epochs(ShrinkHistory::kBatch + 1, E);
   EXPECT_THROW(history.advance_batch(too_many, weights, epochs), InvalidArgument) << "more than kBatch columns";
 }

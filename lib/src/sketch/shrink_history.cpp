@@ -144,7 +144,8 @@ void ShrinkHistory::advance_batch(std::span<double* const> z, std::span<double* 
                                   std::span<const index_t> e) const {
   const std::size_t n = z.size();
   ADASKETCH_REQUIRE(n <= kBatch && w.size() == n && e.size() == n,
-                    number_text(static_cast<index_t>(n)) + " columns, at most " + number_text(static_cast<index_t>(kBatch)));
+                    number_text(static_cast<index_t>(n)) + " columns, at most " +
+                        number_text(static_cast<index_t>(kBatch)));
   ADASKETCH_REQUIRE(!sweeping_, "advance() during a sweep");
   // order[head, live): the columns still short of epoch(), by their position (epoch − base).
   std::array<index_t, kBatch> pos{}, width{};
@@ -167,7 +168,8 @@ void ShrinkHistory::advance_batch(std::span<double* const> z, std::span<double* 
   // The first block of each path is the one furthest back, out of cache for a rare feature: all are
   // requested before the first is used, so that their misses overlap.
   for (std::size_t k = 0; k < live; ++k)
-    if (k == 0 || pos[order[k]] != pos[order[k - 1]]) prefetch_row(block_at(pos[order[k]]), std::min(kPrefetchDoubles, rows_ * (kept_ + 1)));
+    if (k == 0 || pos[order[k]] != pos[order[k - 1]])
+      prefetch_row(block_at(pos[order[k]]), std::min(kPrefetchDoubles, rows_ * (kept_ + 1)));
   std::size_t head = 0;
   while (head < live) {
     // The columns at the smallest position take its block, one after another; then they move on

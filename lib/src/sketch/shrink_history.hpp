@@ -42,9 +42,9 @@ class ShrinkHistory {
   void advance(double* z, double& w, index_t e) const;
   /// The most columns advance_batch() takes at once.
   static constexpr std::size_t kBatch = 64;
-  /// advance(z[i], *w[i], e[i]) for up to kBatch columns, with the same results bit for bit: the
-  /// columns whose paths meet at a block take it one after another while it is in cache (a row's
-  /// paths share most of their blocks, its rare features' first blocks excepted).
+  /// advance(z[i], *w[i], e[i]) for up to kBatch distinct columns, with the same results bit for
+  /// bit: the columns whose paths meet at a block take it one after another while it is in cache (a
+  /// row's paths share most of their blocks, its rare features' first blocks excepted).
   void advance_batch(std::span<double* const> z, std::span<double* const> w, std::span<const index_t> e) const;
   /// Forgets every transition: the caller brought every column up to date (base() = epoch()).
   void restart(index_t epoch);
