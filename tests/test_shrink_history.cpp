@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -131,13 +131,11 @@ TEST(ShrinkHistory, BatchedColumnsAdvanceAsColumnsAlone) {
   std::mt19937_64 gen(11);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   ShrinkHistory history(R, kept, 64);
-  std::vector<Transition> all;
   for (index_t t = 0; t < E; ++t) {
     Transition tr{std::vector<double>(sz(kept * R)), std::vector<double>(sz(R))};
     for (double& v : tr.s) v = unit(gen) / static_cast<double>(R);
     for (double& v : tr.q) v = unit(gen);
     history.push(tr.s, tr.q);
-    all.push_back(tr);
   }
   // Every start epoch, several twice (paths that start together), in a shuffled order; more than a
   // batch, so the last batch is a partial one.

@@ -82,16 +82,8 @@ void FrequentDirections::refresh_sparse() const {
 
 void FrequentDirections::bring_up_to_date(index_t j) {
   SparseState& s = *sparse_;
-  const double m = s.mark(j);
-  const double now = static_cast<double>(shrinks_ + 1);
-  if (m == now) return;
-  if (m == 0.0) {
-    ++s.written;
-    s.written_set.touch(j);
-  } else {
-    s.history.advance(stored().data() + j * rows(), s.deferred(j), static_cast<index_t>(m) - 1);
-  }
-  s.mark(j) = now;
+  const index_t e = s.take_current(j, static_cast<double>(shrinks_ + 1));
+  if (e >= 0) s.history.advance(stored().data() + j * rows(), s.deferred(j), e);
 }
 
 const double* FrequentDirections::current_column(index_t j, double* weight) const {
@@ -170,17 +162,11 @@ void FrequentDirections::settle(const LocalRow& a, std::span<double> lazy) {
   };
   const double now = static_cast<double>(shrinks_ + 1);
   for_each_entry(a, [&](index_t j, double) {
-    const double m = s.mark(j);
-    if (m == now) return;
-    s.mark(j) = now;  // (a repeated index finds its column current)
-    if (m == 0.0) {
-      ++s.written;
-      s.written_set.touch(j);
-      return;
-    }
+    const index_t e = s.take_current(j, now);  // (a repeated index finds its column current)
+    if (e < 0) return;
     columns[batched] = stored().data() + j * R;
     weights[batched] = &s.deferred(j);
-    epochs[batched] = static_cast<index_t>(m) - 1;
+    epochs[batched] = e;
     if (++batched == kBatch) flush();
   });
   if (batched > 0) flush();

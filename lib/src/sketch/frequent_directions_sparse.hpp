@@ -24,6 +24,18 @@ struct FrequentDirections::SparseState {
   double& deferred(index_t j) noexcept { return feature.data()[2 * j + 1]; }
   double deferred(index_t j) const noexcept { return feature.data()[2 * j + 1]; }
 
+  /// Marks local feature j current (mark `now`, its first write registered) and returns the epoch
+  /// its column and deferred weight must still be brought from, or −1 when they are current.
+  index_t take_current(index_t j, double now) {
+    const double m = mark(j);
+    if (m == now) return -1;
+    mark(j) = now;
+    if (m != 0.0) return static_cast<index_t>(m) - 1;
+    ++written;
+    written_set.touch(j);
+    return -1;
+  }
+
   detail::ShrinkHistory history;
   PageBuffer feature;           ///< [mark, deferred weight] per local feature: zero pages until written
   detail::TouchedSet written_set;  ///< the local features with a non-zero mark
