@@ -171,3 +171,72 @@ TEST(ShrinkHistory, BatchedColumnsAdvanceAsColumnsAlone) {
   std::vector<index_t> epochs(ShrinkHistory::kBatch + 1, E);
   EXPECT_THROW(history.advance_batch(too_many, weights, epochs), InvalidArgument) << "more than kBatch columns";
 }
+
+// A history past 2^(2·kTierBits) transitions: paths from old epochs ascend through both suffix
+// tiers (ShrinkHistory::step_at), and the current position's prefixes are formed anew after each
+// push. Checked as the first test does (the same bound), from start epochs around the tiers'
+// boundaries and spread between them, at two current epochs; columns with a single non-zero entry
+// (a rare feature's, written once) among them.
+TEST(ShrinkHistory, LongHistoriesAgreeWithTheTransitionsOneByOne) {
+  const auto comm = test::world();
+  const index_t R = 6, kept = 3, chunk = index_t{1} << (2 * ShrinkHistory::kTierBits);
+  std::mt19937_64 gen(static_cast<unsigned>(29 + 1000 * comm.rank()));
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  ShrinkHistory history(R, kept, chunk + 200);
+  std::vector<Transition> all;
+  const auto push_until = [&](index_t E) {
+    while (history.epoch() < E) {
+      Transition tr{std::vector<double>(sz(kept * R)), std::vector<double>(sz(R))};
+      for (double& v : tr.s) v = unit(gen) / static_cast<double>(R);
+      for (double& v : tr.q) v = unit(gen);
+      history.push(tr.s, tr.q);
+      all.push_back(tr);
+    }
+  };
+  const auto check = [&](index_t E) {
+    std::vector<index_t> starts;
+    for (index_t e = 0; e <= E; e += 37) starts.push_back(e);
+    for (index_t b = 64; b <= E; b += 64)
+      for (const index_t e : {b - 1, b, b + 1}) starts.push_back(std::min(e, E));
+    for (index_t e = std::max<index_t>(0, E - 70); e <= E; ++e) starts.push_back(e);
+    for (const index_t e : starts) {
+      std::vector<double> z(sz(R), 0.0);
+      if (e % 2 == 0) {
+        z[sz(e % R)] = unit(gen);  // one non-zero entry
+      } else {
+        for (double& v : z) v = unit(gen);
+      }
+      std::vector<double> ref = z, mag(sz(R));
+      for (index_t i = 0; i < R; ++i) mag[sz(i)] = std::abs(z[sz(i)]);
+      double w = 0.5, w_ref = 0.5, w_mag = 0.5;
+      history.advance(z.data(), w, e);
+      for (index_t t = e; t < E; ++t) {
+        apply(all[sz(t)], R, kept, ref, w_ref, false);
+        apply(all[sz(t)], R, kept, mag, w_mag, true);
+      }
+      const double n = static_cast<double>((E - e) * R + 1);
+      const double gamma = n * 0x1p-53 / (1.0 - n * 0x1p-53);
+      for (index_t i = 0; i < R; ++i)
+        ASSERT_LE(std::abs(z[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)]) << "at epoch " << E << ", from " << e;
+      ASSERT_LE(std::abs(w - w_ref), 2.0 * gamma * w_mag) << "at epoch " << E << ", from " << e;
+    }
+  };
+  push_until(chunk + 37);
+  check(chunk + 37);
+  push_until(chunk + 150);  // other prefixes: those of epoch chunk + 37 would be wrong here
+  check(chunk + 150);
+  ShrinkHistory copy(R, kept, chunk + 200);
+  copy.base_field() = history.base_field();
+  copy.count_field() = history.count_field();
+  std::copy(history.transitions().begin(), history.transitions().end(), copy.transitions().begin());
+  copy.rebuild();
+  for (index_t e = 0; e <= history.epoch(); e += 13) {
+    std::vector<double> z(sz(R)), z_copy;
+    for (double& v : z) v = unit(gen);
+    z_copy = z;
+    double w = 0.0, w_copy = 0.0;
+    history.advance(z.data(), w, e);
+    copy.advance(z_copy.data(), w_copy, e);
+    ASSERT_TRUE(z == z_copy && w == w_copy) << "the rebuilt copy advances bitwise alike, from epoch " << e;
+  }
+}

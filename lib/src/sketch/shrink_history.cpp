@@ -18,25 +18,33 @@ constexpr index_t kPrefetchDoubles = 64;
 
 // acc[0..n) = Σ_{c < width} z_c·blk[c·n .. c·n + n): a block's columns (P[:, c], q[c]) times the
 // column z, four columns a pass (contiguous updates, a quarter of the accumulator's loads and
-// stores). The step's hot loop: built for AVX-512 and AVX2 as well where the compiler can, the
-// processor picking one at load time.
+// stores). Only the columns of z's non-zero entries are read: a column behind the current epoch was
+// written at one row or a few in its epoch (a rare feature's at one), so that its first block, out
+// of cache, costs a few cache lines instead of all of them. The step's hot loop: built for AVX-512
+// and AVX2 as well where the compiler can, the processor picking one at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(ADASKETCH_SANITIZE_BUILD)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
-void apply_block(const double* blk, index_t n, index_t width, const double* z, double* acc) {
+void apply_block(const double* blk, index_t n, index_t width, const double* z, double* acc, index_t* nonzero) {
+  index_t m = 0;
+  for (index_t c = 0; c < width; ++c) {
+    nonzero[m] = c;
+    m += z[c] != 0.0 ? 1 : 0;
+  }
   for (index_t r = 0; r < n; ++r) acc[r] = 0.0;
-  index_t c = 0;
-  for (; c + 4 <= width; c += 4) {
-    const double z0 = z[c], z1 = z[c + 1], z2 = z[c + 2], z3 = z[c + 3];
-    const double* c0 = blk + c * n;
-    const double* c1 = c0 + n;
-    const double* c2 = c1 + n;
-    const double* c3 = c2 + n;
+  index_t k = 0;
+  for (; k + 4 <= m; k += 4) {
+    const index_t a = nonzero[k], b = nonzero[k + 1], c = nonzero[k + 2], d = nonzero[k + 3];
+    const double z0 = z[a], z1 = z[b], z2 = z[c], z3 = z[d];
+    const double* c0 = blk + a * n;
+    const double* c1 = blk + b * n;
+    const double* c2 = blk + c * n;
+    const double* c3 = blk + d * n;
     for (index_t r = 0; r < n; ++r) acc[r] += (z0 * c0[r] + z1 * c1[r]) + (z2 * c2[r] + z3 * c3[r]);
   }
-  for (; c < width; ++c) {
-    const double zc = z[c];
-    const double* col = blk + c * n;
+  for (; k < m; ++k) {
+    const double zc = z[nonzero[k]];
+    const double* col = blk + nonzero[k] * n;
     for (index_t r = 0; r < n; ++r) acc[r] += zc * col[r];
   }
 }
@@ -50,20 +58,49 @@ ShrinkHistory::ShrinkHistory(index_t rows, index_t kept, index_t capacity)
       capacity_(capacity),
       lane_size_(sz(std::max(rows, kept + 1))),
       lanes_(2 * kBatch * lane_size_, 0.0),
+      nonzero_(sz(rows), 0),
       product_(block_size_, 0.0) {
   ADASKETCH_REQUIRE(kept >= 1 && kept <= rows, "kept = " + number_text(kept) + ", rows = " + number_text(rows));
   ADASKETCH_REQUIRE(capacity >= 1, "capacity = " + number_text(capacity));
   // Level i holds one block for every 2^i transitions.
   for (index_t n = capacity; n > 0; n /= 2) levels_.emplace_back(sz(n) * block_size_);
+  // A tier t is used by a path that ascends past 2^(kTierBits·t) ≤ capacity.
+  for (index_t t = 1; kTierBits * t < static_cast<index_t>(levels_.size()); ++t)
+    tiers_.emplace_back(sz(capacity >> (kTierBits * (t - 1))) * block_size_);
+  const std::size_t prefix_levels = levels_.size() + 1;  // h ≤ bit_width(capacity)
+  prefixes_.assign(prefix_levels * block_size_, 0.0);
+  prefix_at_.assign(prefix_levels, nullptr);
+  prefix_generation_.assign(prefix_levels, 0);
+}
+
+const double* ShrinkHistory::prefix(int h) const {
+  const auto level = static_cast<std::size_t>(h);
+  if (prefix_generation_[level] == generation_) return prefix_at_[level];
+  // q, then the block of the highest set bit b of the position below h (q to q + 2^b), then the
+  // rest: prefix(b) (Fenwick's descent, its products formed once for every column of the epoch).
+  const index_t q = count_ & ~((index_t{1} << h) - 1);
+  const auto b = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(count_ - q))) - 1;
+  const double* first = block(b, q >> b);
+  const double* result = first;
+  if (q + (index_t{1} << b) != count_) {
+    double* out = prefixes_.data() + level * block_size_;
+    combine(first, prefix(static_cast<int>(b)), out);
+    result = out;
+  }
+  prefix_at_[level] = result;
+  prefix_generation_[level] = generation_;
+  return result;
 }
 
 void ShrinkHistory::restart(index_t epoch) {
+  changed();
   base_ = epoch;
   count_ = 0;
   sweeping_ = false;
 }
 
 void ShrinkHistory::begin_sweep() {
+  changed();
   // Block p becomes T_E ⋯ T_{base+p+1} (the map from epoch base + p to E), from the last down:
   // product_p = product_{p+1} ∘ T_{base+p+1}.
   for (index_t p = count_ - 2; p >= 0; --p) {
@@ -80,7 +117,7 @@ void ShrinkHistory::sweep_advance(double* z, double& w, index_t e) const {
   if (e == epoch()) return;
   // The column may be non-zero on every row (written in its epoch): all R columns of the block.
   double* acc = lanes_.data();
-  apply_block(block(0, e - base_), kept_ + 1, rows_, z, acc);
+  apply_block(block(0, e - base_), kept_ + 1, rows_, z, acc, nonzero_.data());
   w += acc[kept_];
   std::copy_n(acc, kept_, z);
   std::fill(z + kept_, z + rows_, 0.0);
@@ -99,6 +136,7 @@ void ShrinkHistory::push(std::span<const double> s, std::span<const double> q) {
   }
   ++count_;
   complete(count_);
+  changed();
 }
 
 void ShrinkHistory::complete(index_t n) {
@@ -107,12 +145,23 @@ void ShrinkHistory::complete(index_t n) {
     const index_t b = (n >> level) - 1;  // its index on this level; children 2b and 2b + 1 below
     combine(block(level - 1, 2 * b), block(level - 1, 2 * b + 1), block(level, b));
   }
+  // Transition n completes tier t's chunk ending at it for every 2^(kTierBits·t) | n: its suffixes,
+  // from the last piece down (a piece: the aligned block of 2^(kTierBits·(t − 1)) transitions).
+  for (std::size_t t = 1; t <= tiers_.size() && n % (index_t{1} << (kTierBits * t)) == 0; ++t) {
+    const int low = kTierBits * (static_cast<int>(t) - 1);
+    const index_t last = (n >> low) - 1, first = last + 1 - (index_t{1} << kTierBits);
+    const auto tier = static_cast<int>(t);
+    std::copy_n(block(static_cast<std::size_t>(low), last), block_size_, suffix(tier, last));
+    for (index_t i = last - 1; i >= first; --i)
+      combine(block(static_cast<std::size_t>(low), i), suffix(tier, i + 1), suffix(tier, i));
+  }
 }
 
 void ShrinkHistory::rebuild() {
   ADASKETCH_REQUIRE(count_ >= 0 && count_ <= capacity_, "count = " + number_text(count_) + " of " +
                                                             number_text(capacity_) + " transitions");
   for (index_t n = 1; n <= count_; ++n) complete(n);
+  changed();
 }
 
 void ShrinkHistory::combine(const double* low, const double* high, double* out) const {
@@ -169,23 +218,21 @@ void ShrinkHistory::advance_batch(std::span<double* const> z, std::span<double* 
   // requested before the first is used, so that their misses overlap.
   for (std::size_t k = 0; k < live; ++k)
     if (k == 0 || pos[order[k]] != pos[order[k - 1]])
-      prefetch_row(block_at(pos[order[k]]), std::min(kPrefetchDoubles, rows_ * (kept_ + 1)));
+      prefetch_row(step_at(pos[order[k]]).first, std::min(kPrefetchDoubles, rows_ * (kept_ + 1)));
   std::size_t head = 0;
   while (head < live) {
     // The columns at the smallest position take its block, one after another; then they move on
     // together, past the columns still behind them.
     const index_t p = pos[order[head]];
-    const std::size_t level = level_at(p);
-    const double* blk = block(level, p >> level);
-    const index_t next = p + (index_t{1} << level);
+    const auto [blk, next] = step_at(p);
     std::size_t end = head;
     while (end < live && pos[order[end]] == p) ++end;
     const index_t after = end < live ? std::min(next, pos[order[end]]) : next;
-    if (after < count_) prefetch_row(block_at(after), std::min(kPrefetchDoubles, kept_ * (kept_ + 1)));
+    if (after < count_) prefetch_row(step_at(after).first, std::min(kPrefetchDoubles, kept_ * (kept_ + 1)));
     for (std::size_t k = head; k < end; ++k) {
       const std::size_t i = order[k];
       double* out = lane(i, current[i] == lane(i, 0) ? 1 : 0);
-      apply_block(blk, kept_ + 1, width[i], current[i], out);  // (P z, qᵀz)
+      apply_block(blk, kept_ + 1, width[i], current[i], out, nonzero_.data());  // (P z, qᵀz)
       *w[i] += out[kept_];
       current[i] = out;
       width[i] = kept_;

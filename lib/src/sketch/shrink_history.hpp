@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "adasketch/linalg/page_buffer.hpp"
@@ -46,6 +47,10 @@ class ShrinkHistory {
   /// bit: the columns whose paths meet at a block take it one after another while it is in cache (a
   /// row's paths share most of their blocks, its rare features' first blocks excepted).
   void advance_batch(std::span<double* const> z, std::span<double* const> w, std::span<const index_t> e) const;
+  /// Suffix tier t (t ≥ 1) maps a position aligned to 2^(kTierBits·(t − 1)) to the next multiple of
+  /// 2^(kTierBits·t): a path's ascent from an old position takes one product a tier instead of one a
+  /// level, the first of them (the only one out of cache for a rare feature) and then coarser ones.
+  static constexpr int kTierBits = 6;
   /// Forgets every transition: the caller brought every column up to date (base() = epoch()).
   void restart(index_t epoch);
   /// Starts a sweep that brings every column to epoch() before a restart(): replaces the transitions
@@ -79,23 +84,52 @@ class ShrinkHistory {
     const auto fits = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(count_ - pos))) - 1;
     return std::min({aligned, fits, levels_.size() - 1});
   }
-  const double* block_at(index_t pos) const {
+  /// The product a column at position pos (< epoch() − base) takes next, and the position it
+  /// reaches: when pos is the current position with its low h bits cleared (where a path's ascent
+  /// ends), the rest of the way at once (prefix(h)); else a tier's suffix when it stays below that
+  /// point; else the aligned block of level_at().
+  std::pair<const double*, index_t> step_at(index_t pos) const {
+    const auto h = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(pos ^ count_)));  // agree from bit h on
+    if ((pos & ((index_t{1} << h) - 1)) == 0) return {prefix(h), count_};
+    const int t = std::countr_zero(static_cast<std::uint64_t>(pos)) / kTierBits + 1;
+    if (kTierBits * t < h) {  // the ascent ends at the multiple of 2^(h − 1) above pos
+      const int low = kTierBits * (t - 1);
+      return {suffix(t, pos >> low), ((pos >> (kTierBits * t)) + 1) << (kTierBits * t)};
+    }
     const std::size_t level = level_at(pos);
-    return block(level, pos >> level);
+    return {block(level, pos >> level), pos + (index_t{1} << level)};
   }
+  const double* suffix(int tier, index_t i) const {
+    return tiers_[static_cast<std::size_t>(tier - 1)].data() + static_cast<std::size_t>(i) * block_size_;
+  }
+  double* suffix(int tier, index_t i) {
+    return tiers_[static_cast<std::size_t>(tier - 1)].data() + static_cast<std::size_t>(i) * block_size_;
+  }
+  /// T_E ⋯ T_{q+1} with q = epoch() − base, its low h bits cleared (q < epoch() − base): the aligned
+  /// blocks of the set bits of the current position below h, one product per such bit, formed once
+  /// an epoch when a column first needs it (a function of the blocks: a rebuilt copy forms it alike).
+  const double* prefix(int h) const;
   /// out = H ∘ L (L first), each a block.
   void combine(const double* low, const double* high, double* out) const;
-  /// The products of the blocks that transition n (1-based) completes.
+  /// The products of the blocks, and the tiers' suffixes, that transition n (1-based) completes.
   void complete(index_t n);
+  /// The history changed: the prefixes formed so far are stale.
+  void changed() noexcept { ++generation_; }
 
   index_t rows_, kept_;
   std::size_t block_size_;
   index_t capacity_ = 0, base_ = 0, count_ = 0;
   bool sweeping_ = false;  // level 0 holds the products up to epoch() (begin_sweep)
   std::vector<PageBuffer> levels_;  // levels_[i]: the complete blocks of 2^i transitions
+  std::vector<PageBuffer> tiers_;   // tiers_[t − 1]: suffix(t, i) for i < capacity / 2^(kTierBits·(t − 1))
   std::size_t lane_size_;
   mutable std::vector<double> lanes_;  // advance_batch: two lanes a column (max(R, kept + 1) each)
+  mutable std::vector<index_t> nonzero_;  // apply_block: the positions of a column's non-zero entries
   std::vector<double> product_;  // one block: begin_sweep's running product
+  std::uint64_t generation_ = 1;  // counts the changes (push, restart, rebuild, sweep)
+  mutable std::vector<double> prefixes_;  // prefix(h)'s storage, a block for each h
+  mutable std::vector<const double*> prefix_at_;  // prefix(h), valid while prefix_generation_[h] = generation_
+  mutable std::vector<std::uint64_t> prefix_generation_;
 };
 
 }  // namespace adasketch::detail
