@@ -42,6 +42,26 @@ void apply(const Transition& t, index_t R, index_t kept, std::vector<double>& z,
   z = out;
 }
 
+// (z, w), the column (z0, w0) brought from epoch e to E, against transitions e + 1 … E applied one
+// by one, within the bound of the file's comment.
+void expect_sequential(const std::vector<Transition>& all, index_t R, index_t kept, index_t e, index_t E,
+                       std::vector<double> ref, double w_ref, const std::vector<double>& z, double w,
+                       const char* what) {
+  std::vector<double> mag(sz(R));
+  for (index_t i = 0; i < R; ++i) mag[sz(i)] = std::abs(ref[sz(i)]);
+  double w_mag = std::abs(w_ref);
+  for (index_t t = e; t < E; ++t) {
+    apply(all[sz(t)], R, kept, ref, w_ref, false);
+    apply(all[sz(t)], R, kept, mag, w_mag, true);
+  }
+  const double n = static_cast<double>((E - e) * R + 1);
+  const double gamma = n * 0x1p-53 / (1.0 - n * 0x1p-53);
+  for (index_t i = 0; i < R; ++i)
+    EXPECT_LE(std::abs(z[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)])
+        << what << ": R = " << R << ", kept = " << kept << ", epoch " << e << " to " << E << ", row " << i;
+  EXPECT_LE(std::abs(w - w_ref), 2.0 * gamma * w_mag) << what << ": epoch " << e << " to " << E;
+}
+
 }  // namespace
 
 TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
@@ -80,30 +100,18 @@ TEST(ShrinkHistory, AlignedProductsAgreeWithTheTransitionsOneByOne) {
       swept.rebuild();
       swept.begin_sweep();
       for (index_t e = history.base(); e <= E; ++e) {
-        std::vector<double> z(sz(R)), ref(sz(R)), mag(sz(R));
-        for (index_t i = 0; i < R; ++i) z[sz(i)] = ref[sz(i)] = unit(gen);
-        for (index_t i = 0; i < R; ++i) mag[sz(i)] = std::abs(z[sz(i)]);
-        double w = 0.25, w_ref = 0.25, w_mag = 0.25;
+        std::vector<double> z(sz(R));
+        for (double& v : z) v = unit(gen);
+        const std::vector<double> z0 = z;
+        double w = 0.25;
         std::vector<double> z_copy = z, z_swept = z;
         double w_copy = w, w_swept = w;
         swept.sweep_advance(z_swept.data(), w_swept, e);
         history.advance(z.data(), w, e);
         copy.advance(z_copy.data(), w_copy, e);
         EXPECT_TRUE(z_copy == z && w_copy == w) << "the rebuilt copy advances bitwise alike, from epoch " << e;
-        for (index_t t = e; t < E; ++t) {
-          apply(all[sz(t)], R, kept, ref, w_ref, false);
-          apply(all[sz(t)], R, kept, mag, w_mag, true);
-        }
-        const double n = static_cast<double>((E - e) * R + 1);
-        const double gamma = n * 0x1p-53 / (1.0 - n * 0x1p-53);
-        for (index_t i = 0; i < R; ++i)
-          EXPECT_LE(std::abs(z[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)])
-              << "R = " << R << ", kept = " << kept << ", from epoch " << e << ", row " << i;
-        EXPECT_LE(std::abs(w - w_ref), 2.0 * gamma * w_mag) << "R = " << R << ", kept = " << kept << ", from epoch " << e;
-        for (index_t i = 0; i < R; ++i)
-          EXPECT_LE(std::abs(z_swept[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)])
-              << "swept: R = " << R << ", kept = " << kept << ", from epoch " << e << ", row " << i;
-        EXPECT_LE(std::abs(w_swept - w_ref), 2.0 * gamma * w_mag) << "swept: from epoch " << e;
+        expect_sequential(all, R, kept, e, E, z0, 0.25, z, w, "advanced");
+        expect_sequential(all, R, kept, e, E, z0, 0.25, z_swept, w_swept, "swept");
         if (e < E) {
           for (index_t i = kept; i < R; ++i) EXPECT_EQ(z[sz(i)], 0.0) << "a row a shrink zeroes";
         }
@@ -206,19 +214,10 @@ TEST(ShrinkHistory, LongHistoriesAgreeWithTheTransitionsOneByOne) {
       } else {
         for (double& v : z) v = unit(gen);
       }
-      std::vector<double> ref = z, mag(sz(R));
-      for (index_t i = 0; i < R; ++i) mag[sz(i)] = std::abs(z[sz(i)]);
-      double w = 0.5, w_ref = 0.5, w_mag = 0.5;
+      const std::vector<double> z0 = z;
+      double w = 0.5;
       history.advance(z.data(), w, e);
-      for (index_t t = e; t < E; ++t) {
-        apply(all[sz(t)], R, kept, ref, w_ref, false);
-        apply(all[sz(t)], R, kept, mag, w_mag, true);
-      }
-      const double n = static_cast<double>((E - e) * R + 1);
-      const double gamma = n * 0x1p-53 / (1.0 - n * 0x1p-53);
-      for (index_t i = 0; i < R; ++i)
-        ASSERT_LE(std::abs(z[sz(i)] - ref[sz(i)]), 2.0 * gamma * mag[sz(i)]) << "at epoch " << E << ", from " << e;
-      ASSERT_LE(std::abs(w - w_ref), 2.0 * gamma * w_mag) << "at epoch " << E << ", from " << e;
+      expect_sequential(all, R, kept, e, E, z0, 0.5, z, w, "a long history");
     }
   };
   push_until(chunk + 37);
