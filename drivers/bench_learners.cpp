@@ -162,6 +162,8 @@ Measurement run_learner(const Communicator& comm, const LearnerSpec& spec, Bench
     }
     clock.active = t >= warmup;
     const double start = MPI_Wtime();
+    if (examples.stored() > 0 && t + 1 < warmup + timed)  // the next row's state, as training loops do
+      learner->prefetch(examples.at(t + 1).row());
     const StepResult r = learner->step(x.row(), y);
     const double elapsed = MPI_Wtime() - start;
     if (clock.active) {

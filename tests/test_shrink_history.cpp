@@ -181,8 +181,8 @@ TEST(ShrinkHistory, BatchedColumnsAdvanceAsColumnsAlone) {
 }
 
 // A history past 2^(2·kTierBits) transitions: paths from old epochs ascend through both suffix
-// tiers (ShrinkHistory::step_at), and the current position's prefixes are formed anew after each
-// push. Checked as the first test does (the same bound), from start epochs around the tiers'
+// tiers (ShrinkHistory::step_at), and the current position's prefixes are formed anew when the
+// position past their last kPrefixLowBits bits changes. Checked as the first test does (the same bound), from start epochs around the tiers'
 // boundaries and spread between them, at two current epochs; columns with a single non-zero entry
 // (a rare feature's, written once) among them.
 TEST(ShrinkHistory, LongHistoriesAgreeWithTheTransitionsOneByOne) {
@@ -224,6 +224,8 @@ TEST(ShrinkHistory, LongHistoriesAgreeWithTheTransitionsOneByOne) {
   check(chunk + 37);
   push_until(chunk + 150);  // other prefixes: those of epoch chunk + 37 would be wrong here
   check(chunk + 150);
+  push_until(chunk + 158);  // the same prefixes by h (prefix(8) from chunk), but another way down
+  check(chunk + 158);
   ShrinkHistory copy(R, kept, chunk + 200);
   copy.base_field() = history.base_field();
   copy.count_field() = history.count_field();

@@ -186,6 +186,10 @@ LocalRow SketchedAdaGrad::gradient_row(const LocalRow& x, index_t k) const {
   return LocalRow::sparse(std::span<const index_t>(sparse_class_indices_).first(xi.size()), x.values());
 }
 
+void SketchedAdaGrad::prefetch(const LocalRow& x) const noexcept {
+  if (sketch_ && classes_ == 1) sketch_->prefetch(x);  // (K = 1: the gradient's row has x's features)
+}
+
 void SketchedAdaGrad::add_local_products(const LocalRow& x, std::span<double> out) const {
   const index_t R = basis_, K = classes_;
   if (!sketches_gradients()) {  // data sketch: Z_p x_p

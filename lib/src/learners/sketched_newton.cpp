@@ -126,6 +126,10 @@ void SketchedNewton::choose_form(FormChoice form) {
   form_resolved_ = true;
 }
 
+void SketchedNewton::prefetch(const LocalRow& x) const noexcept {
+  if (sketch_ && outputs() == 1) sketch_->prefetch(x);  // (K = 1: the sketched row has x's features)
+}
+
 std::string SketchedNewton::name() const { return to_string(options_.sketch) + "-son"; }
 
 LearnerSpec SketchedNewton::spec() const {

@@ -139,17 +139,25 @@ void FrequentDirections::fold_coefficients(std::span<double> c, std::span<double
   std::fill(c.begin(), c.begin() + rows(), 0.0);
 }
 
+void FrequentDirections::prefetch(const LocalRow& a) const noexcept {
+  if (sparse_ == nullptr || a.is_dense()) return;
+  // The row's marks and columns lie at scattered places: request them all before the first is used,
+  // so that their cache misses overlap.
+  const index_t R = rows();
+  const double* marks = sparse_->feature.data();
+  const double* columns = stored().data();
+  for (const index_t j : a.indices()) {
+    __builtin_prefetch(marks + 2 * j, 1);
+    detail::prefetch_row<1>(columns + j * R, R);
+  }
+}
+
 void FrequentDirections::settle(const LocalRow& a, std::span<double> lazy) {
   if (sparse_ == nullptr) return;
   refresh_sparse();
   SparseState& s = *sparse_;
-  // The row's marks and columns lie at scattered places: request them all before the first is used,
-  // so that their cache misses overlap.
+  prefetch(a);  // (again, when the learner's hint came a step ahead: by now mostly in cache)
   const index_t R = rows();
-  for_each_entry(a, [&](index_t j, double) {
-    __builtin_prefetch(s.feature.data() + 2 * j, 1);
-    detail::prefetch_row<1>(stored().data() + j * R, R);
-  });
   // The columns behind the current epoch advance in batches, so that the blocks their paths share
   // are read once a batch (bring_up_to_date's results, bit for bit).
   constexpr std::size_t kBatch = detail::ShrinkHistory::kBatch;

@@ -71,24 +71,27 @@ ShrinkHistory::ShrinkHistory(index_t rows, index_t kept, index_t capacity)
   prefixes_.assign(prefix_levels * block_size_, 0.0);
   prefix_at_.assign(prefix_levels, nullptr);
   prefix_generation_.assign(prefix_levels, 0);
+  prefix_position_.assign(prefix_levels, 0);
 }
 
 const double* ShrinkHistory::prefix(int h) const {
   const auto level = static_cast<std::size_t>(h);
-  if (prefix_generation_[level] == generation_) return prefix_at_[level];
-  // q, then the block of the highest set bit b of the position below h (q to q + 2^b), then the
-  // rest: prefix(b) (Fenwick's descent, its products formed once for every column of the epoch).
-  const index_t q = count_ & ~((index_t{1} << h) - 1);
-  const auto b = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(count_ - q))) - 1;
+  const index_t position = count_ >> kPrefixLowBits;
+  if (prefix_generation_[level] == generation_ && prefix_position_[level] == position) return prefix_at_[level];
+  // From q, the block of the highest set bit b of the position between (q to q + 2^b), then the
+  // rest: prefix(b) (Fenwick's descent, its products formed once for the columns that take it).
+  const index_t q = count_ & ~((index_t{1} << h) - 1), p = count_ & ~((index_t{1} << kPrefixLowBits) - 1);
+  const auto b = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(p - q))) - 1;
   const double* first = block(b, q >> b);
   const double* result = first;
-  if (q + (index_t{1} << b) != count_) {
+  if (q + (index_t{1} << b) != p) {
     double* out = prefixes_.data() + level * block_size_;
     combine(first, prefix(static_cast<int>(b)), out);
     result = out;
   }
   prefix_at_[level] = result;
   prefix_generation_[level] = generation_;
+  prefix_position_[level] = position;
   return result;
 }
 
@@ -136,7 +139,6 @@ void ShrinkHistory::push(std::span<const double> s, std::span<const double> q) {
   }
   ++count_;
   complete(count_);
-  changed();
 }
 
 void ShrinkHistory::complete(index_t n) {
@@ -166,19 +168,12 @@ void ShrinkHistory::rebuild() {
 
 void ShrinkHistory::combine(const double* low, const double* high, double* out) const {
   // [P_H 0; q_Hᵀ 1][P_L 0; q_Lᵀ 1] = [P_H P_L 0; q_Lᵀ + q_Hᵀ P_L 1]. By columns (a block's column c
-  // is (P[:, c], q[c])): out_c = Σ_{i<kept} P_L[i, c]·H_i + (0, q_L[c]). P_L's rows from kept on are
-  // zero, so only the first kept columns of H take part.
-  const index_t R = rows_, k = kept_, n = k + 1;
-  for (index_t c = 0; c < R; ++c) {
-    const double* lc = low + c * n;
-    double* oc = out + c * n;
-    std::fill(oc, oc + k, 0.0);
-    oc[k] = lc[k];
-    for (index_t i = 0; i < k; ++i) {
-      const double f = lc[i];
-      const double* hi = high + i * n;
-      for (index_t r = 0; r < n; ++r) oc[r] += f * hi[r];
-    }
+  // is (P[:, c], q[c])): out_c = H applied to L's column c, plus (0, q_L[c]); P_L's rows from kept
+  // on are zero, so only the first kept columns of H take part.
+  const index_t n = kept_ + 1;
+  for (index_t c = 0; c < rows_; ++c) {
+    apply_block(high, n, kept_, low + c * n, out + c * n, nonzero_.data());
+    out[c * n + kept_] += low[c * n + kept_];
   }
 }
 

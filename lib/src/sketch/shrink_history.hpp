@@ -86,11 +86,13 @@ class ShrinkHistory {
   }
   /// The product a column at position pos (< epoch() − base) takes next, and the position it
   /// reaches: when pos is the current position with its low h bits cleared (where a path's ascent
-  /// ends), the rest of the way at once (prefix(h)); else a tier's suffix when it stays below that
-  /// point; else the aligned block of level_at().
+  /// ends), the way down to the current position with its low kPrefixLowBits bits cleared at once
+  /// (prefix(h)); else a tier's suffix when it stays below that point; else the aligned block of
+  /// level_at().
   std::pair<const double*, index_t> step_at(index_t pos) const {
     const auto h = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(pos ^ count_)));  // agree from bit h on
-    if ((pos & ((index_t{1} << h) - 1)) == 0) return {prefix(h), count_};
+    if ((pos & ((index_t{1} << h) - 1)) == 0 && h > kPrefixLowBits)
+      return {prefix(h), count_ & ~((index_t{1} << kPrefixLowBits) - 1)};
     const int t = std::countr_zero(static_cast<std::uint64_t>(pos)) / kTierBits + 1;
     if (kTierBits * t < h) {  // the ascent ends at the multiple of 2^(h − 1) above pos
       const int low = kTierBits * (t - 1);
@@ -105,15 +107,20 @@ class ShrinkHistory {
   double* suffix(int tier, index_t i) {
     return tiers_[static_cast<std::size_t>(tier - 1)].data() + static_cast<std::size_t>(i) * block_size_;
   }
-  /// T_E ⋯ T_{q+1} with q = epoch() − base, its low h bits cleared (q < epoch() − base): the aligned
-  /// blocks of the set bits of the current position below h, one product per such bit, formed once
-  /// an epoch when a column first needs it (a function of the blocks: a rebuilt copy forms it alike).
+  /// The prefixes stop at the current position with its low kPrefixLowBits bits cleared (the last
+  /// few Fenwick blocks of the way down are taken one by one): they change once every
+  /// 2^kPrefixLowBits shrinks, not at each (plain FD shrinks at every row).
+  static constexpr int kPrefixLowBits = 3;
+  /// T_{p} ⋯ T_{q+1}, where q and p are the current position with its low h and low kPrefixLowBits
+  /// bits cleared (h > kPrefixLowBits, q < p): the aligned blocks of the set bits of the position
+  /// between, one product per such bit, formed when a column first needs it after they changed (a
+  /// function of the blocks: a rebuilt copy forms it alike).
   const double* prefix(int h) const;
   /// out = H ∘ L (L first), each a block.
   void combine(const double* low, const double* high, double* out) const;
   /// The products of the blocks, and the tiers' suffixes, that transition n (1-based) completes.
   void complete(index_t n);
-  /// The history changed: the prefixes formed so far are stale.
+  /// The blocks were replaced (restart, rebuild, sweep): the prefixes formed so far are stale.
   void changed() noexcept { ++generation_; }
 
   index_t rows_, kept_;
@@ -126,10 +133,11 @@ class ShrinkHistory {
   mutable std::vector<double> lanes_;  // advance_batch: two lanes a column (max(R, kept + 1) each)
   mutable std::vector<index_t> nonzero_;  // apply_block: the positions of a column's non-zero entries
   std::vector<double> product_;  // one block: begin_sweep's running product
-  std::uint64_t generation_ = 1;  // counts the changes (push, restart, rebuild, sweep)
+  std::uint64_t generation_ = 1;  // counts the changes of the blocks (restart, rebuild, sweep)
   mutable std::vector<double> prefixes_;  // prefix(h)'s storage, a block for each h
-  mutable std::vector<const double*> prefix_at_;  // prefix(h), valid while prefix_generation_[h] = generation_
-  mutable std::vector<std::uint64_t> prefix_generation_;
+  mutable std::vector<const double*> prefix_at_;  // prefix(h), valid while it was formed at
+  mutable std::vector<std::uint64_t> prefix_generation_;  // this generation_
+  mutable std::vector<index_t> prefix_position_;  // and position >> kPrefixLowBits
 };
 
 }  // namespace adasketch::detail

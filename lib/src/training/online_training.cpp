@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <utility>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -55,7 +57,7 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
     stats.seconds = from.seconds + learner.comm().allreduce_max(seconds_since(start));
     return stats;
   };
-  Example example;
+  Example example, next;
   for (int pass = from.pass; pass <= options.passes; ++pass) {
     source.rewind();
     index_t position = 0;
@@ -65,7 +67,18 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
         throw InputError(options.source_name, 0, "has " + number_text(position) + " examples, but the run to resume had stepped " +
                                                      number_text(from.position) + " of pass " + number_text(pass));
     }
-    while (source.next(example)) {
+    // One example ahead: the learner loads its features' state during the step before (a hint). An
+    // error reading it is raised where it was before, after that step and its checkpoint.
+    bool more = source.next(example);
+    while (more) {
+      std::exception_ptr unread;
+      try {
+        more = source.next(next);
+      } catch (...) {
+        unread = std::current_exception();
+        more = false;
+      }
+      if (more) learner.prefetch(next.row());
       const double y = labels.apply(example.label, options.source_name, example.position);
       StepResult r;
       try {
@@ -97,6 +110,8 @@ TrainingStats train(Learner& learner, ExampleSource& source, const LabelMap& lab
         return finish();
       }
       if (decision.checkpoint) options.checkpoint(snapshot(pass, position));
+      if (unread) std::rethrow_exception(unread);
+      std::swap(example, next);
     }
   }
   if (options.checkpoint) options.checkpoint(snapshot(options.passes + 1, 0));

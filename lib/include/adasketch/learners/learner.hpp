@@ -97,6 +97,10 @@ class Learner {
   /// (on every rank) when the score or the loss is not finite, saying whether the example has a
   /// non-finite value or the model diverged.
   StepResult step(const LocalRow& x, double label);
+  /// Local, a hint with no effect on results: x is the next step's example. A learner whose state on
+  /// a feature lies at scattered places (the sparse FD sketches) starts loading x's, so that the
+  /// cache misses overlap the step in between. Training loops call it before the step before x's.
+  virtual void prefetch(const LocalRow& x) const noexcept { (void)x; }
   /// Collective (one Allreduce of K numbers). Scores Wᵀx under the current weights.
   void predict(const LocalRow& x, std::span<double> scores) const;
   /// Local. out[j*K + k] = W[begin + j, k]: this rank's slice of the current weights.

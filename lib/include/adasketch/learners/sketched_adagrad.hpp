@@ -137,6 +137,9 @@ class SketchedAdaGrad final : public Learner {
   /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
   const Sketch* sketch() const noexcept override { return sketch_.get(); }
 
+  /// The sketch's per-feature state on x's features (one class row: K = 1).
+  void prefetch(const LocalRow& x) const noexcept override;
+
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;

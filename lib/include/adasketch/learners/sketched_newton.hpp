@@ -180,6 +180,9 @@ class SketchedNewton final : public Learner {
   /// change the learner.
   void projected_weights(const LocalRow& x, std::span<double> out) const;
 
+  /// The sketch's per-feature state on x's features (one class row: K = 1).
+  void prefetch(const LocalRow& x) const noexcept override;
+
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   /// out[0] += ūᵀx_p + cᵀ(Y_p x_p): this rank's part of uᵀx.

@@ -64,6 +64,7 @@ class FrequentDirections final : public Sketch {
   void copy_local_block(std::span<double> out) const override;
   /// Sparse form: records c for the next shrink, O(R); its share reaches each feature's deferred weight.
   void fold_coefficients(std::span<double> c, std::span<double> lazy) override;
+  void prefetch(const LocalRow& a) const noexcept override;
   void settle(const LocalRow& a, std::span<double> lazy) override;
   void settle_all(std::span<double> lazy) override;
   double local_deferred_dot(const LocalRow& a) const override;

@@ -121,6 +121,10 @@ class Sketch {
   /// Adds to lazy the folds the sketch deferred on a's local features; a learner calls it before it
   /// reads w̄ on a's support (or inserts a). No communication; no-op for a sketch that never defers.
   virtual void settle(const LocalRow& a, std::span<double> lazy) { (void)a, (void)lazy; }
+  /// A hint with no effect on results: a's local features are the next step's; a sketch that keeps
+  /// per-feature state at scattered places (the sparse FD form) starts loading it, so that its
+  /// cache misses overlap the step before.
+  virtual void prefetch(const LocalRow& a) const noexcept { (void)a; }
   /// settle() for every local feature (before a learner saves w̄ in a checkpoint).
   virtual void settle_all(std::span<double> lazy) { (void)lazy; }
   /// The local part of Σ_j a_j·(the fold deferred on feature j): what settle(a) would add to w̄ᵀa.
