@@ -278,3 +278,26 @@ TEST(SparseLearners, AutomaticFormFollowsTheFirstRow) {
     EXPECT_EQ(dense_first->spec().form, FormChoice::dense) << algorithm;
   }
 }
+
+// Learner::prefetch is a hint: a learner told each next row before its step (as train and the
+// benchmark tell it) takes the steps of one told nothing, bitwise, and a hint for a row it never
+// steps changes nothing either.
+TEST(SparseLearners, PrefetchHintsLeaveTheStepsAlone) {
+  const auto comm = test::world();
+  const BlockPartition p(150, comm.size());
+  const Rows rows = power_law_rows(p, comm.rank(), 300, 12, 47);
+  for (const char* algorithm : {"fd-son", "fast-fd-son", "fast-ada-fd", "oja-son"}) {
+    SCOPED_TRACE(algorithm);
+    auto told = make_learner(comm, rows.dim, spec_for(algorithm, false, FormChoice::sparse));
+    auto untold = make_learner(comm, rows.dim, spec_for(algorithm, false, FormChoice::sparse));
+    for (std::size_t i = 0; i < rows.indices.size(); ++i) {
+      const LocalRow x = LocalRow::sparse(rows.indices[i], rows.values[i]);
+      const std::size_t next = (i + 1) % rows.indices.size();
+      told->prefetch(LocalRow::sparse(rows.indices[next], rows.values[next]));
+      const StepResult a = told->step(x, rows.binary[i]), b = untold->step(x, rows.binary[i]);
+      ASSERT_EQ(a.loss, b.loss) << "step " << i;
+      ASSERT_EQ(a.mistake, b.mistake) << "step " << i;
+    }
+    EXPECT_EQ(relative_difference(*told, *untold), 0.0);
+  }
+}
