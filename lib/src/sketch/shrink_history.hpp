@@ -5,9 +5,10 @@
 // before it adds q_tᵀ b to the feature's deferred weight (q_t ∈ R^R, the coefficients c folded then).
 // On (b, w) that is the map T_t = [S_t 0; q_tᵀ 1]. A column last brought up to date at epoch e reaches
 // the current epoch E through T_E ⋯ T_{e+1}. The history keeps the products over aligned ranges of
-// 2^i transitions, as a Fenwick tree does, so that takes at most 2·log2(E − e) small products, each
-// O(kept·R), whatever the number of features: the cost of a sparse row is its own features', never
-// the features met so far.
+// 2^i transitions, as a Fenwick tree does, their suffixes to coarser boundaries (tiers) and the
+// current epoch's prefixes, so that takes a bounded number of small products (design.md §6, "Cost"),
+// each O(kept·R), whatever the number of features: the cost of a sparse row is its own features',
+// never the features met so far.
 #include <algorithm>
 #include <bit>
 #include <cstddef>
