@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "adasketch/error.hpp"
 #include "checkpoint_policy.hpp"
