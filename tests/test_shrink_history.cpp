@@ -182,9 +182,9 @@ TEST(ShrinkHistory, BatchedColumnsAdvanceAsColumnsAlone) {
 
 // A history past 2^(2·kTierBits) transitions: paths from old epochs ascend through both suffix
 // tiers (ShrinkHistory::step_at), and the current position's prefixes are formed anew when the
-// position past their last kPrefixLowBits bits changes. Checked as the first test does (the same bound), from start epochs around the tiers'
-// boundaries and spread between them, at two current epochs; columns with a single non-zero entry
-// (a rare feature's, written once) among them.
+// position past their last kPrefixLowBits bits changes. Checked as the first test does (the same
+// bound), from start epochs around the tiers' boundaries and spread between them, at three current
+// epochs; columns with a single non-zero entry (a rare feature's, written once) among them.
 TEST(ShrinkHistory, LongHistoriesAgreeWithTheTransitionsOneByOne) {
   const auto comm = test::world();
   const index_t R = 6, kept = 3, chunk = index_t{1} << (2 * ShrinkHistory::kTierBits);

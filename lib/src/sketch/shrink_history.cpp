@@ -80,7 +80,7 @@ const double* ShrinkHistory::prefix(int h) const {
   if (prefix_generation_[level] == generation_ && prefix_position_[level] == position) return prefix_at_[level];
   // From q, the block of the highest set bit b of the position between (q to q + 2^b), then the
   // rest: prefix(b) (Fenwick's descent, its products formed once for the columns that take it).
-  const index_t q = count_ & ~((index_t{1} << h) - 1), p = count_ & ~((index_t{1} << kPrefixLowBits) - 1);
+  const index_t q = count_ & ~((index_t{1} << h) - 1), p = prefix_end();
   const auto b = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(p - q))) - 1;
   const double* first = block(b, q >> b);
   const double* result = first;

@@ -92,8 +92,7 @@ class ShrinkHistory {
   /// level_at().
   std::pair<const double*, index_t> step_at(index_t pos) const {
     const auto h = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(pos ^ count_)));  // agree from bit h on
-    if ((pos & ((index_t{1} << h) - 1)) == 0 && h > kPrefixLowBits)
-      return {prefix(h), count_ & ~((index_t{1} << kPrefixLowBits) - 1)};
+    if ((pos & ((index_t{1} << h) - 1)) == 0 && h > kPrefixLowBits) return {prefix(h), prefix_end()};
     const int t = std::countr_zero(static_cast<std::uint64_t>(pos)) / kTierBits + 1;
     if (kTierBits * t < h) {  // the ascent ends at the multiple of 2^(h − 1) above pos
       const int low = kTierBits * (t - 1);
@@ -112,6 +111,8 @@ class ShrinkHistory {
   /// few Fenwick blocks of the way down are taken one by one): they change once every
   /// 2^kPrefixLowBits shrinks, not at each (plain FD shrinks at every row).
   static constexpr int kPrefixLowBits = 3;
+  /// Where every prefix ends: the current position with its low kPrefixLowBits bits cleared.
+  index_t prefix_end() const noexcept { return count_ & ~((index_t{1} << kPrefixLowBits) - 1); }
   /// T_{p} ⋯ T_{q+1}, where q and p are the current position with its low h and low kPrefixLowBits
   /// bits cleared (h > kPrefixLowBits, q < p): the aligned blocks of the set bits of the position
   /// between, one product per such bit, formed when a column first needs it after they changed (a
