@@ -14,6 +14,7 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/number_text.hpp"
+#include "hyperparameter_options.hpp"
 #include "report_file.hpp"
 
 namespace {
@@ -95,27 +96,7 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
   opts.set_default("bias", number_text(h.run.bias));
   opts.set_default("algo", s.algorithm);
   opts.set_default("loss", to_string(s.loss));
-  opts.set_default("ell", number_text(s.ell));
-  opts.set_default("eta", number_text(s.eta));
-  opts.set_default("delta", number_text(s.delta));
-  opts.set_default("alpha0", number_text(s.alpha0));
-  opts.set_default("C", number_text(s.C));
-  opts.set_default("sigma", number_text(s.sigma));
-  opts.set_default("eta-schedule", to_string(s.eta_schedule));
-  opts.set_default("seed", number_text(s.seed));
-  opts.set_default("form", to_string(s.form));
-  opts.set_default("lambda1", number_text(s.lambda1));
-  opts.set_default("lambda2", number_text(s.lambda2));
-  opts.set_default("tau", number_text(s.tau));
-  opts.set_default("diag-rescale", s.diag_rescale ? "true" : "false");
-  std::string gammas;
-  for (const double g : s.oja_gamma) {
-    if (!gammas.empty()) gammas += ',';
-    gammas += number_text(g);
-  }
-  if (!gammas.empty()) opts.set_default("oja-gamma", gammas);
-  // The saved grid lays out the run, not the learner: kept where it fits this rank count.
-  if (s.grid_rows > 0 && comm.size() % s.grid_rows == 0) opts.set_default("grid-rows", number_text(s.grid_rows));
+  default_hyperparameter_options(opts, s, comm.size());
   opts.set_default("passes", number_text(h.run.passes));
   opts.set_default("dim", number_text(data_dim));
   // The learner's features are the checkpoint's: a resumed run rebuilds the seen ones from the same data.
@@ -129,11 +110,7 @@ CheckpointHeader adopt_checkpoint(OptionParser& opts, const Communicator& comm) 
 void require_same_options(const CheckpointHeader& header, const LearnerSpec& given, const std::string& path) {
   const auto diffs = spec_differences(header.spec, given);
   if (diffs.empty()) return;
-  // LearnerSpec's field names, as `train`'s options.
-  const std::string& field = diffs.front().field;
-  std::string option = field == "algorithm" ? "algo" : field;
-  std::replace(option.begin(), option.end(), '_', '-');  // eta_schedule → --eta-schedule, ...
-  differs(option, diffs.front().given, diffs.front().saved, path);
+  differs(option_of_field(diffs.front().field), diffs.front().given, diffs.front().saved, path);
 }
 
 void install_stop_signals() {

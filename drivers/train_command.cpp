@@ -29,6 +29,7 @@
 #include "commands.hpp"
 #include "data_input.hpp"
 #include "fault_injection.hpp"
+#include "hyperparameter_options.hpp"
 #include "predictions_file.hpp"
 #include "report_file.hpp"
 #include "train_command.hpp"
@@ -63,27 +64,7 @@ OptionParser train_parser() {
   p.required("data", OptionType::String, "DATA", "training examples: a file or a synthetic spec");
   p.optional("loss", OptionType::String, "L", to_string(d.loss),
              "squared, absolute, logistic, hinge, squared-hinge or softmax");
-  p.optional("ell", OptionType::Integer, "N", number_text(d.ell),
-             "sketch size ℓ (sketched learners; comp-adagrad: the SRHT's k; 0: no sketch, for the SON variants "
-             "plain ONS with α and for comp-adagrad the diagonal block alone)");
-  p.optional("eta", OptionType::Real, "ETA", number_text(d.eta), "AdaGrad step size η; SON: scale of the η_t schedule");
-  p.optional("delta", OptionType::Real, "DELTA", number_text(d.delta), "AdaGrad δ (σ in the ADA-GP/DP paper)");
-  p.optional("alpha0", OptionType::Real, "A", number_text(d.alpha0), "SON α; RFD-SON α₀");
-  p.optional("C", OptionType::Real, "C", number_text(d.C), "SON projection radius: K_t = {w : |wᵀx_t| ≤ C}");
-  p.optional("sigma", OptionType::Real, "SIGMA", number_text(d.sigma), "SON curvature σ_t (constant)");
-  p.optional("eta-schedule", OptionType::String, "S", to_string(d.eta_schedule),
-             "SON η_t: constant (η), inv-t (η/t) or inv-sqrt-t (η/√t)");
-  p.optional("lambda1", OptionType::Real, "L1", number_text(d.lambda1),
-             "ℓ1 weight λ₁ ≥ 0 of the composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family, comp-adagrad)");
-  p.optional("lambda2", OptionType::Real, "L2", number_text(d.lambda2), "ℓ2 weight λ₂ ≥ 0 of the composite φ");
-  p.optional("tau", OptionType::Real, "TAU", number_text(d.tau),
-             "comp-adagrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range");
-  p.flag("diag-rescale", "SON variants and full-on: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)");
-  p.optional("oja-gamma", "G[,G...]",
-             "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)");
-  p.optional("grid-rows", OptionType::Integer, "R", number_text(d.grid_rows),
-             "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count "
-             "(0: the most nearly square grid)");
+  add_hyperparameter_options(p);
   p.optional("passes", OptionType::Integer, "P", "1", "passes over the training data, ≥ 1");
   p.optional("test", "DATA", "test examples, scored after training (a LIBSVM file is read with the training d)");
   p.optional("dim", OptionType::Integer, "D", "0",
@@ -95,9 +76,6 @@ OptionParser train_parser() {
   p.optional("bias", OptionType::Real, "B", "0",
              "intercept, as LIBLINEAR's -B: B > 0 appends the constant feature B to every example (feature d+1); "
              "the model keeps B, and predict applies it; 0: none");
-  p.optional("seed", OptionType::Unsigned, "S", number_text(d.seed), "random seed of the rp sketch");
-  p.optional("form", OptionType::String, "F", to_string(d.form),
-             "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)");
   p.optional("model", "FILE", "save the trained model (format in docs/formats.md; loadable at any rank count)");
   p.optional("report", "FILE", "write a JSON report of the options and results (rank 0)");
   p.optional("predictions", "FILE", "with --test: write one line per test example (as `adasketch predict --predictions`)");
@@ -112,19 +90,6 @@ OptionParser train_parser() {
 
 namespace {
 
-// "1,0.5,0.25" → {1, 0.5, 0.25}; "" → {}.
-std::vector<double> real_list(const std::string& text, const std::string& what) {
-  std::vector<double> out;
-  if (text.empty()) return out;
-  std::size_t at = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', at);
-    out.push_back(parse_real(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at), what));
-    if (comma == std::string::npos) return out;
-    at = comma + 1;
-  }
-}
-
 LearnerSpec spec_from(const OptionParser& opts) {
   LearnerSpec spec;
   spec.algorithm = opts.text("algo");
@@ -135,32 +100,7 @@ LearnerSpec spec_from(const OptionParser& opts) {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("option --loss: ") + e.what());
   }
-  spec.ell = opts.integer("ell");
-  if (spec.ell < 0) throw InvalidArgument("option --ell: must be ≥ 0, got " + opts.text("ell"));
-  spec.eta = opts.real("eta");
-  spec.delta = opts.real("delta");
-  spec.alpha0 = opts.real("alpha0");
-  spec.C = opts.real("C");
-  spec.sigma = opts.real("sigma");
-  try {
-    spec.eta_schedule = from_string<EtaSchedule>(opts.text("eta-schedule"));
-  } catch (const InvalidArgument& e) {  // as when make_learner parsed it
-    throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
-  }
-  spec.lambda1 = opts.real("lambda1");
-  spec.lambda2 = opts.real("lambda2");
-  spec.tau = opts.real("tau");
-  spec.diag_rescale = opts.flag_set("diag-rescale");
-  spec.oja_gamma = real_list(opts.text("oja-gamma"), "option --oja-gamma");
-  const std::int64_t grid_rows = opts.integer("grid-rows");
-  if (grid_rows < 0 || grid_rows > (1 << 30)) throw InvalidArgument("option --grid-rows: must be ≥ 0, got " + opts.text("grid-rows"));
-  spec.grid_rows = static_cast<int>(grid_rows);
-  spec.seed = opts.unsigned_integer("seed");
-  try {
-    spec.form = from_string<FormChoice>(opts.text("form"));
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(std::string("option --form: ") + e.what());
-  }
+  read_hyperparameter_options(opts, spec);
   return spec;
 }
 
@@ -169,8 +109,7 @@ LearnerSpec spec_from(const OptionParser& opts) {
 // (stderr, rank 0), since a run that silently ignores --diag-rescale or --lambda1 misleads.
 void warn_unread_options(const OptionParser& opts, const LearnerSpec& given, const LearnerSpec& taken) {
   for (const SpecDifference& d : spec_differences(taken, given)) {
-    std::string option = d.field == "algorithm" ? "algo" : d.field;
-    std::replace(option.begin(), option.end(), '_', '-');
+    const std::string option = option_of_field(d.field);
     if (opts.given(option))
       std::fprintf(stderr, "%s: warning: %s does not read --%s (ignored)\n", kProgram, given.algorithm.c_str(), option.c_str());
   }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 
 #include "json_writer.hpp"
@@ -14,6 +15,9 @@ namespace adasketch::driver {
 namespace {
 
 double rate(index_t part, index_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
+
+// The hyperparameters of the header's options line, shown whether given or not (with passes).
+const std::set<std::string> kShownAlways = {"ell", "eta", "delta", "alpha0", "C", "sigma", "eta-schedule", "seed"};
 
 }  // namespace
 
@@ -34,11 +38,18 @@ void print_header(const OptionParser& opts, const Communicator& comm, const Lear
               opts.text("ell").c_str(), opts.text("eta").c_str(), opts.text("delta").c_str(), opts.text("alpha0").c_str(),
               opts.text("C").c_str(), opts.text("sigma").c_str(), opts.text("eta-schedule").c_str(),
               opts.text("seed").c_str(), opts.text("passes").c_str());
-  // The options of issue-12 learners, where they differ from the defaults.
+  // The other hyperparameters, where given.
   std::string more;
-  for (const char* name : {"lambda1", "lambda2", "tau", "oja-gamma", "grid-rows"})
-    if (opts.given(name)) more += std::string(more.empty() ? "" : ", ") + name + " = " + opts.text(name);
-  if (opts.flag_set("diag-rescale")) more += std::string(more.empty() ? "" : ", ") + "diag-rescale";
+  const LearnerSpec any;
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, const auto&) {
+        const std::string name(h.option);
+        if (kShownAlways.contains(name) || !opts.given(name)) return;
+        if (h.kind == HyperparameterKind::flag && !opts.flag_set(name)) return;
+        more += (more.empty() ? "" : ", ") + name;
+        if (h.kind != HyperparameterKind::flag) more += " = " + opts.text(name);
+      },
+      any);
   if (!more.empty()) std::printf("                %s\n", more.c_str());
   if (!r.resumed.empty()) std::printf("  resumed       %s\n", r.resumed.c_str());
   std::fflush(stdout);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -30,34 +31,64 @@ using Indices = py::array_t<std::int64_t, py::array::c_style | py::array::forcec
 // The MPI_Comm of an mpi4py communicator, through its Fortran handle (no mpi4py headers needed).
 MPI_Comm to_comm(const py::object& comm) { return MPI_Comm_f2c(comm.attr("py2f")().cast<MPI_Fint>()); }
 
+// A keyword argument as a hyperparameter's type (an enum by its name).
+template <class T>
+T hyperparameter_value(const py::handle& value) {
+  if constexpr (std::is_enum_v<T>)
+    return as::from_string<T>(value.cast<std::string>());
+  else
+    return value.cast<T>();
+}
+
+// The LearnerSpec of Learner(algorithm, n_features, comm, loss, classes, **hyperparameters): each
+// keyword a row of the hyperparameter table, by its LearnerSpec name.
+as::LearnerSpec spec_of(const std::string& algorithm, const std::string& loss, int classes, const py::kwargs& kwargs) {
+  as::LearnerSpec spec;
+  spec.algorithm = algorithm;
+  spec.loss = as::from_string<as::LossKind>(loss);
+  spec.classes = classes;
+  std::size_t taken = 0;
+  as::for_each_hyperparameter(
+      [&](const as::HyperparameterInfo& h, auto& field) {
+        const std::string key(h.member);
+        if (!kwargs.contains(key)) return;
+        const py::handle value = kwargs[key.c_str()];
+        try {
+          field = hyperparameter_value<std::decay_t<decltype(field)>>(value);
+        } catch (const py::cast_error&) {
+          throw as::InvalidArgument("Learner: hyperparameter '" + key + "' cannot take " + py::repr(value).cast<std::string>() +
+                                    " (its default is " + (as::hyperparameter_text(field).empty() ? std::string("none") : as::hyperparameter_text(field)) + ")");
+        }
+        ++taken;
+      },
+      spec);
+  if (taken != kwargs.size())
+    for (const auto& item : kwargs) {
+      const std::string key = item.first.cast<std::string>();
+      bool known = false;
+      as::for_each_hyperparameter([&](const as::HyperparameterInfo& h, const auto&) { known = known || h.member == key; },
+                                  spec);
+      if (!known) throw as::InvalidArgument("Learner: unknown hyperparameter '" + key + "'");
+    }
+  return spec;
+}
+
+// The hyperparameters with their defaults, for the class's docstring.
+std::string hyperparameter_doc() {
+  std::string doc;
+  const as::LearnerSpec defaults;
+  as::for_each_hyperparameter(
+      [&](const as::HyperparameterInfo& h, const auto& value) {
+        doc += "\n  " + std::string(h.member) + " = " + as::hyperparameter_text(value) + ": " + std::string(h.help);
+      },
+      defaults);
+  return doc;
+}
+
 class PyLearner {
  public:
-  PyLearner(const std::string& algorithm, as::index_t n_features, const py::object& comm, const std::string& loss,
-            int classes, as::index_t ell, double eta, double delta, double alpha0, double C, double sigma,
-            const std::string& eta_schedule, std::uint64_t seed, const std::string& form, double lambda1,
-            double lambda2, double tau, bool diag_rescale, std::vector<double> oja_gamma, int grid_rows)
-      : comm_(to_comm(comm)) {
-    as::LearnerSpec spec;
-    spec.algorithm = algorithm;
-    spec.loss = as::from_string<as::LossKind>(loss);
-    spec.classes = classes;
-    spec.ell = ell;
-    spec.eta = eta;
-    spec.delta = delta;
-    spec.alpha0 = alpha0;
-    spec.C = C;
-    spec.sigma = sigma;
-    spec.eta_schedule = as::from_string<as::EtaSchedule>(eta_schedule);
-    spec.seed = seed;
-    spec.form = as::from_string<as::FormChoice>(form);
-    spec.lambda1 = lambda1;
-    spec.lambda2 = lambda2;
-    spec.tau = tau;
-    spec.diag_rescale = diag_rescale;
-    spec.oja_gamma = std::move(oja_gamma);
-    spec.grid_rows = grid_rows;
-    learner_ = as::make_learner(comm_, n_features, spec);
-  }
+  PyLearner(const as::LearnerSpec& spec, as::index_t n_features, const py::object& comm)
+      : comm_(to_comm(comm)), learner_(as::make_learner(comm_, n_features, spec)) {}
 
   py::tuple local_range() const {
     const int r = comm_.rank();
@@ -163,19 +194,18 @@ PYBIND11_MODULE(adasketch, m) {
     }
   });
   const as::LearnerSpec d;  // the library's defaults
-  py::class_<PyLearner>(m, "Learner",
-                        "An online learner on the ranks of `comm` (an mpi4py communicator); features split "
-                        "uniformly, this rank's are local_range. Calls other than coef_ are collective.")
-      .def(py::init<const std::string&, as::index_t, const py::object&, const std::string&, int, as::index_t, double,
-                    double, double, double, double, const std::string&, std::uint64_t, const std::string&, double, double,
-                    double, bool, std::vector<double>, int>(),
+  static const std::string learner_doc =
+      "An online learner on the ranks of `comm` (an mpi4py communicator); features split uniformly, this rank's "
+      "are local_range. Calls other than coef_ are collective. Hyperparameters are keyword arguments, with their "
+      "defaults:" +
+      hyperparameter_doc();
+  py::class_<PyLearner>(m, "Learner", learner_doc.c_str())
+      .def(py::init([](const std::string& algorithm, as::index_t n_features, const py::object& comm,
+                       const std::string& loss, int classes, const py::kwargs& hyperparameters) {
+             return PyLearner(spec_of(algorithm, loss, classes, hyperparameters), n_features, comm);
+           }),
            py::arg("algorithm"), py::arg("n_features"), py::arg("comm"), py::arg("loss") = as::to_string(d.loss),
-           py::arg("classes") = d.classes, py::arg("ell") = d.ell, py::arg("eta") = d.eta, py::arg("delta") = d.delta,
-           py::arg("alpha0") = d.alpha0, py::arg("C") = d.C, py::arg("sigma") = d.sigma,
-           py::arg("eta_schedule") = as::to_string(d.eta_schedule), py::arg("seed") = d.seed,
-           py::arg("form") = as::to_string(d.form), py::arg("lambda1") = d.lambda1, py::arg("lambda2") = d.lambda2,
-           py::arg("tau") = d.tau, py::arg("diag_rescale") = d.diag_rescale, py::arg("oja_gamma") = d.oja_gamma,
-           py::arg("grid_rows") = d.grid_rows)
+           py::arg("classes") = d.classes)
       .def("partial_fit", &PyLearner::partial_fit, py::arg("X"), py::arg("y"),
            "One online step per row of X (this rank's columns); returns the online mistakes.")
       .def("decision_function", &PyLearner::decision_function, py::arg("X"))

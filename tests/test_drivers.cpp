@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -9,9 +10,11 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
+#include "adasketch/io/checkpoint.hpp"
 #include "adasketch/version.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
+#include "hyperparameter_options.hpp"
 #include "json_writer.hpp"
 #include "test_support.hpp"
 #include "tune_grid.hpp"
@@ -264,4 +267,83 @@ TEST(TuneGrid, RowLinesRoundTripAndBestRow) {
   EXPECT_EQ(best_row(rows, Selection::online), 2u);  // fewest mistakes; the tie goes to the first
   EXPECT_EQ(best_row(rows, Selection::test), 1u);    // highest test accuracy (a and tie: a first)
   EXPECT_FALSE(best_row({failed}, Selection::online).has_value());
+}
+
+namespace {
+// A value other than each type's default in the table (and valid for every learner's parser).
+double changed(double v) { return v + 0.375; }
+index_t changed(index_t) { return 7; }
+int changed(int) { return 1; }  // a grid's rows: 1 divides every rank count
+std::uint64_t changed(std::uint64_t) { return 123456789012345u; }
+bool changed(bool v) { return !v; }
+EtaSchedule changed(EtaSchedule) { return EtaSchedule::inv_sqrt_t; }
+FormChoice changed(FormChoice) { return FormChoice::sparse; }
+std::vector<double> changed(const std::vector<double>&) { return {0.5, 0.25}; }
+
+OptionParser hyperparameter_parser() {
+  OptionParser p("prog train", "[options]", "Test.");
+  add_hyperparameter_options(p);
+  return p;
+}
+
+std::string hyperparameter_error(std::vector<std::string> args) {
+  OptionParser p = hyperparameter_parser();
+  try {
+    p.parse(args);
+    LearnerSpec spec;
+    read_hyperparameter_options(p, spec);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(HyperparameterOptions, EveryRowComesBackFromACheckpointAndIsCompared) {
+  LearnerSpec saved;
+  for_each_hyperparameter([](const HyperparameterInfo&, auto& field) { field = changed(field); }, saved);
+  // Each row differs from its default, and spec_differences names each learner row once, in the
+  // table's order (the first is the one `train --resume` reports); grid-rows lays out the run.
+  std::vector<std::string> fields;
+  for (const SpecDifference& d : spec_differences(LearnerSpec{}, saved)) fields.push_back(d.field);
+  const std::vector<std::string> expected{"ell",   "eta",     "delta",   "alpha0", "C",            "sigma",    "eta_schedule",
+                                          "seed",  "form",    "lambda1", "lambda2", "tau",         "diag_rescale",
+                                          "oja_gamma"};
+  EXPECT_EQ(fields, expected);
+  EXPECT_NE(saved.grid_rows, LearnerSpec{}.grid_rows);
+
+  // The options of no arguments are the defaults; with the saved spec as defaults they read it back.
+  OptionParser plain = hyperparameter_parser();
+  plain.parse(std::vector<std::string>{});
+  LearnerSpec read;
+  read_hyperparameter_options(plain, read);
+  EXPECT_TRUE(spec_differences(LearnerSpec{}, read).empty());
+  OptionParser resumed = hyperparameter_parser();
+  resumed.parse(std::vector<std::string>{});
+  default_hyperparameter_options(resumed, saved, 3);
+  read_hyperparameter_options(resumed, read);
+  EXPECT_TRUE(spec_differences(saved, read).empty());
+  EXPECT_EQ(read.grid_rows, saved.grid_rows);
+  // A grid that does not divide the rank count is not taken back (it lays out the run).
+  saved.grid_rows = 2;
+  OptionParser three = hyperparameter_parser();
+  three.parse(std::vector<std::string>{});
+  default_hyperparameter_options(three, saved, 3);
+  read_hyperparameter_options(three, read);
+  EXPECT_EQ(read.grid_rows, LearnerSpec{}.grid_rows);
+
+  EXPECT_EQ(option_of_field("eta_schedule"), "eta-schedule");
+  EXPECT_EQ(option_of_field("algorithm"), "algo");
+  EXPECT_EQ(option_of_field("loss"), "loss");
+}
+
+TEST(HyperparameterOptions, ErrorsNameTheOption) {
+  EXPECT_EQ(hyperparameter_error({"--ell", "-3"}), "option --ell: must be ≥ 0, got -3");
+  EXPECT_EQ(hyperparameter_error({"--grid-rows", "-1"}), "option --grid-rows: must be ≥ 0, got -1");
+  EXPECT_EQ(hyperparameter_error({"--grid-rows", "2000000000"}), "option --grid-rows: must be ≤ 1073741824, got 2000000000");
+  EXPECT_NE(hyperparameter_error({"--form", "dens"}).find("option --form: unknown form 'dens'"), std::string::npos);
+  EXPECT_NE(hyperparameter_error({"--eta-schedule", "x"}).find("option --eta-schedule: unknown eta schedule 'x'"),
+            std::string::npos);
+  EXPECT_NE(hyperparameter_error({"--oja-gamma", "1,x"}).find("option --oja-gamma"), std::string::npos);
+  EXPECT_EQ(hyperparameter_error({"--oja-gamma", "1,0.5", "--diag-rescale", "--seed", "7"}), "");
 }

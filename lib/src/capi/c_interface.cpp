@@ -2,10 +2,12 @@
 // thread-local message.
 #include "adasketch/adasketch.h"
 
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
@@ -67,31 +69,43 @@ void require_pointer(const void* p, const char* what) {
   if (p == nullptr) throw InvalidArgument(std::string(what) + " is NULL");
 }
 
+// A field of adasketch_spec (named as LearnerSpec's) as the hyperparameter's type, and back: enums
+// by name, switches as int, lists as a count and a pointer (copied).
+void from_c(double c, double& out) { out = c; }
+void from_c(int64_t c, index_t& out) { out = c; }
+void from_c(int c, int& out) { out = c; }
+void from_c(uint64_t c, std::uint64_t& out) { out = c; }
+void from_c(int c, bool& out) { out = c != 0; }
+template <class Enum>
+void from_c(const char* c, Enum& out) {
+  require_pointer(c, "a string of spec");
+  out = from_string<Enum>(c);
+}
+void from_c(int64_t count, const double* c, std::vector<double>& out, const char* name) {
+  if (count < 0 || (count > 0 && c == nullptr))
+    throw InvalidArgument(std::string("spec: ") + name + "_count = " + number_text(count) + " with " + name + " " +
+                          (c == nullptr ? "NULL" : "set"));
+  out.assign(c, c + count);
+}
+
 LearnerSpec to_spec(const adasketch_spec* s) {
   require_pointer(s, "spec");
-  for (const char* text : {s->algorithm, s->loss, s->eta_schedule, s->form}) require_pointer(text, "a string of spec");
+  for (const char* text : {s->algorithm, s->loss}) require_pointer(text, "a string of spec");
   LearnerSpec spec;
   spec.algorithm = s->algorithm;
   spec.loss = from_string<LossKind>(s->loss);
   spec.classes = s->classes;
-  spec.ell = s->ell;
-  spec.eta = s->eta;
-  spec.delta = s->delta;
-  spec.alpha0 = s->alpha0;
-  spec.C = s->C;
-  spec.sigma = s->sigma;
-  spec.eta_schedule = from_string<EtaSchedule>(s->eta_schedule);
-  spec.seed = s->seed;
-  spec.form = from_string<FormChoice>(s->form);
-  spec.lambda1 = s->lambda1;
-  spec.lambda2 = s->lambda2;
-  spec.tau = s->tau;
-  spec.diag_rescale = s->diag_rescale != 0;
-  spec.grid_rows = s->grid_rows;
-  if (s->oja_gamma_count < 0 || (s->oja_gamma_count > 0 && s->oja_gamma == nullptr))
-    throw InvalidArgument("spec: oja_gamma_count = " + number_text(s->oja_gamma_count) + " with oja_gamma " +
-                          (s->oja_gamma == nullptr ? "NULL" : "set"));
-  spec.oja_gamma.assign(s->oja_gamma, s->oja_gamma + s->oja_gamma_count);
+#define ADASKETCH_FROM_C_number(member) from_c(s->member, spec.member);
+#define ADASKETCH_FROM_C_choice(member) from_c(s->member, spec.member);
+#define ADASKETCH_FROM_C_flag(member) from_c(s->member, spec.member);
+#define ADASKETCH_FROM_C_list(member) from_c(s->member##_count, s->member, spec.member, #member);
+#define ADASKETCH_FROM_C(kind, type, member, ...) ADASKETCH_FROM_C_##kind(member)
+  ADASKETCH_HYPERPARAMETERS(ADASKETCH_FROM_C)
+#undef ADASKETCH_FROM_C
+#undef ADASKETCH_FROM_C_list
+#undef ADASKETCH_FROM_C_flag
+#undef ADASKETCH_FROM_C_choice
+#undef ADASKETCH_FROM_C_number
   return spec;
 }
 
@@ -130,10 +144,26 @@ const char* adasketch_version(void) { return adasketch::version(); }
 void adasketch_spec_defaults(adasketch_spec* spec) {
   if (spec == nullptr) return;
   static const LearnerSpec d;  // it and these strings live as long as the program
-  static const std::string loss = to_string(d.loss), schedule = to_string(d.eta_schedule), form = to_string(d.form);
-  *spec = adasketch_spec{d.algorithm.c_str(), loss.c_str(), d.classes, d.ell, d.eta, d.delta, d.alpha0, d.C,
-                         d.sigma, schedule.c_str(), d.seed, form.c_str(), d.lambda1, d.lambda2, d.tau,
-                         d.diag_rescale ? 1 : 0, d.grid_rows, 0, nullptr};
+  static const std::string loss = to_string(d.loss);
+  *spec = adasketch_spec{};
+  spec->algorithm = d.algorithm.c_str();
+  spec->loss = loss.c_str();
+  spec->classes = d.classes;
+#define ADASKETCH_TO_C_number(member) spec->member = d.member;
+#define ADASKETCH_TO_C_choice(member)                                        \
+  static const std::string member##_name = to_string(d.member);             \
+  spec->member = member##_name.c_str();
+#define ADASKETCH_TO_C_flag(member) spec->member = d.member ? 1 : 0;
+#define ADASKETCH_TO_C_list(member)                                          \
+  spec->member##_count = static_cast<int64_t>(d.member.size());              \
+  spec->member = d.member.empty() ? nullptr : d.member.data();
+#define ADASKETCH_TO_C(kind, type, member, ...) ADASKETCH_TO_C_##kind(member)
+  ADASKETCH_HYPERPARAMETERS(ADASKETCH_TO_C)
+#undef ADASKETCH_TO_C
+#undef ADASKETCH_TO_C_list
+#undef ADASKETCH_TO_C_flag
+#undef ADASKETCH_TO_C_choice
+#undef ADASKETCH_TO_C_number
 }
 
 adasketch_status adasketch_learner_create(MPI_Comm comm, int64_t dim, const adasketch_spec* spec,

@@ -6,6 +6,8 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -269,44 +271,27 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
   return header;
 }
 
-namespace {
-// "1,0.5,0.25" (the shortest exact forms), or "" for none.
-std::string numbers(const std::vector<double>& values) {
-  std::string out;
-  for (const double v : values) {
-    if (!out.empty()) out += ',';
-    out += number_text(v);
-  }
-  return out;
-}
-}  // namespace
-
 std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const LearnerSpec& given) {
   std::vector<SpecDifference> out;
-  const auto text = [&](const char* field, const std::string& a, const std::string& b) {
-    if (a != b) out.push_back({field, a, b});
-  };
-  const auto real = [&](const char* field, double a, double b) {
-    if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b)) out.push_back({field, number_text(a), number_text(b)});
+  const auto text = [&](std::string_view field, const std::string& a, const std::string& b) {
+    if (a != b) out.push_back({std::string(field), a, b});
   };
   text("algorithm", saved.algorithm, given.algorithm);
   text("loss", to_string(saved.loss), to_string(given.loss));
   text("classes", number_text(saved.classes), number_text(given.classes));
-  text("ell", number_text(saved.ell), number_text(given.ell));
-  real("eta", saved.eta, given.eta);
-  real("delta", saved.delta, given.delta);
-  real("alpha0", saved.alpha0, given.alpha0);
-  real("C", saved.C, given.C);
-  real("sigma", saved.sigma, given.sigma);
-  text("eta_schedule", to_string(saved.eta_schedule), to_string(given.eta_schedule));
-  text("seed", number_text(saved.seed), number_text(given.seed));
-  if (given.form != FormChoice::automatic)  // auto accepts the form the run took
-    text("form", to_string(saved.form), to_string(given.form));
-  real("lambda1", saved.lambda1, given.lambda1);
-  real("lambda2", saved.lambda2, given.lambda2);
-  real("tau", saved.tau, given.tau);
-  text("diag_rescale", saved.diag_rescale ? "true" : "false", given.diag_rescale ? "true" : "false");
-  text("oja_gamma", numbers(saved.oja_gamma), numbers(given.oja_gamma));
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, const auto& a, const auto& b) {
+        if (h.role == HyperparameterRole::layout) return;  // (the grid lays out the run, not the learner)
+        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, double>) {
+          if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b))
+            out.push_back({std::string(h.member), number_text(a), number_text(b)});
+        } else if constexpr (std::is_same_v<std::decay_t<decltype(a)>, FormChoice>) {
+          if (b != FormChoice::automatic) text(h.member, to_string(a), to_string(b));  // auto takes the run's form
+        } else {
+          text(h.member, hyperparameter_text(a), hyperparameter_text(b));
+        }
+      },
+      saved, given);
   return out;
 }
 

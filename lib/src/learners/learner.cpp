@@ -32,6 +32,22 @@ EtaSchedule from_string<EtaSchedule>(std::string_view text) {
   throw InvalidArgument("unknown eta schedule '" + std::string(text) + "' (expected constant, inv-t or inv-sqrt-t)");
 }
 
+std::string hyperparameter_text(double value) { return number_text(value); }
+std::string hyperparameter_text(index_t value) { return number_text(value); }
+std::string hyperparameter_text(int value) { return number_text(value); }
+std::string hyperparameter_text(std::uint64_t value) { return number_text(value); }
+std::string hyperparameter_text(bool value) { return value ? "true" : "false"; }
+std::string hyperparameter_text(EtaSchedule value) { return to_string(value); }
+std::string hyperparameter_text(FormChoice value) { return to_string(value); }
+std::string hyperparameter_text(const std::vector<double>& values) {
+  std::string out;  // "1,0.5,0.25", or "" for none
+  for (const double v : values) {
+    if (!out.empty()) out += ',';
+    append_number_text(out, v);
+  }
+  return out;
+}
+
 double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept {
   const double tt = static_cast<double>(std::max<index_t>(t, 1));
   switch (schedule) {

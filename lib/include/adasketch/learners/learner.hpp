@@ -16,6 +16,7 @@
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
 #include "adasketch/learners/defaults.hpp"
+#include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/io/state_fields.hpp"
 #include "adasketch/learners/loss.hpp"
 #include "adasketch/sketch/sketch.hpp"
@@ -37,39 +38,32 @@ EtaSchedule from_string<EtaSchedule>(std::string_view text);
 /// η_t of the t-th example (t ≥ 1; t < 1 counts as 1) under `schedule` with scale η.
 double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept;
 
-/// Every hyperparameter a learner of make_learner may take; each learner documents which it reads.
-/// The defaults are the options structs' (adasketch/learners/defaults.hpp).
+/// What make_learner builds: the algorithm, its loss and K, and every hyperparameter a learner may
+/// take, one field per row of the hyperparameter table (adasketch/learners/hyperparameters.hpp, which
+/// gives each one's meaning, range and default); each learner documents which it reads. A sketched
+/// learner's spec() reports the form it took (dense or sparse) where `form` was automatic.
 struct LearnerSpec {
   /// ada-diag, ada-diag-da (dual averaging), ada-fd, ada-fd-da, fast-ada-fd, fast-ada-fd-da (2ℓ
   /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
   /// fast-rfd-son, comp-adagrad, comp-adagrad-da; with ScaLAPACK: ada-full, ada-full-da, full-on.
   std::string algorithm = "ada-fd";
   LossKind loss = LossKind::logistic;
-  int classes = 2;          ///< K for the softmax loss
-  index_t ell = defaults::ell;          ///< sketch size ℓ (τ in the AdaGrad papers, m in the Newton papers)
-  double eta = defaults::eta;           ///< AdaGrad step size η; SON: scale of the η_t schedule
-  double delta = defaults::delta;       ///< AdaGrad δ (σ in the ADA-GP/DP paper)
-  double alpha0 = defaults::alpha;      ///< SON α; RFD-SON α₀
-  double C = defaults::C;               ///< SON projection radius: K_t = {w : |wᵀx_t| ≤ C}
-  double sigma = defaults::sigma;       ///< SON curvature σ_t (constant)
-  EtaSchedule eta_schedule = EtaSchedule::constant;  ///< SON η_t: constant (η), inv-t (η/t), inv-sqrt-t (η/√t)
-  std::uint64_t seed = defaults::seed;  ///< the random projection (rp-son)
-  /// Sketched learners: the sketch's form, automatic (sparse when the first example is a sparse
-  /// row), dense or sparse. A learner's spec() reports the form it took.
-  FormChoice form = FormChoice::automatic;
-  /// Composite regularization φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family and CompAdaGrad), λ ≥ 0.
-  double lambda1 = defaults::lambda1;
-  double lambda2 = defaults::lambda2;
-  /// CompAdaGrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range (ell is k).
-  double tau = defaults::tau;
-  /// SON variants: feed D_t^{-1/2}x_t, D_t = D_1 + diag(Σ_{s<t} g_s g_sᵀ), D_1 = 0.1·I (SON §5.2).
-  bool diag_rescale = false;
-  /// Oja-SON's step sizes Γ_t = diag(γ_1, …, γ_m)/t: empty for I/t, one γ for every row, or ℓ values.
-  std::vector<double> oja_gamma;
-  /// Exact learners (ada-full, ada-full-da, full-on): rows of the ScaLAPACK process grid; 0 picks
-  /// the most nearly square grid. Must divide the rank count.
-  int grid_rows = defaults::grid_rows;
+  int classes = 2;  ///< K for the softmax loss
+#define ADASKETCH_SPEC_FIELD(kind, type, member, option, value, ...) type member = value;
+  ADASKETCH_HYPERPARAMETERS(ADASKETCH_SPEC_FIELD)
+#undef ADASKETCH_SPEC_FIELD
 };
+
+/// A hyperparameter's value as `train`'s options, config files and reports write it: numbers in
+/// their shortest exact form, enums by name, switches as true/false, lists comma-separated.
+std::string hyperparameter_text(double value);
+std::string hyperparameter_text(index_t value);
+std::string hyperparameter_text(int value);
+std::string hyperparameter_text(std::uint64_t value);
+std::string hyperparameter_text(bool value);
+std::string hyperparameter_text(EtaSchedule value);
+std::string hyperparameter_text(FormChoice value);
+std::string hyperparameter_text(const std::vector<double>& values);
 
 /// What one step observed, before its update (progressive validation).
 struct StepResult {

@@ -113,7 +113,7 @@ struct SketchedNewtonOptions {
   index_t ell = defaults::ell;
   /// SON's α (> 0, or 0 for fd, fast-fd and rp: the pseudo-inverse, see above); for rfd and fast-rfd
   /// the initial α₀ (> 0) of the sketch's α_t.
-  double alpha = defaults::alpha;
+  double alpha = defaults::alpha0;
   /// Radius of K_t = {w : |wᵀx_t| ≤ C} (softmax: every class's score; > 0; +∞ disables the projection).
   double C = defaults::C;
   /// Curvature σ_t = σ of Assumption 2 (≥ 0), constant over t. SON §2: the squared loss has

@@ -1,0 +1,116 @@
+#include "hyperparameter_options.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "adasketch/error.hpp"
+#include "adasketch/number_text.hpp"
+
+namespace adasketch::driver {
+
+namespace {
+
+OptionType option_type(index_t) { return OptionType::Integer; }
+OptionType option_type(int) { return OptionType::Integer; }
+OptionType option_type(double) { return OptionType::Real; }
+OptionType option_type(std::uint64_t) { return OptionType::Unsigned; }
+OptionType option_type(EtaSchedule) { return OptionType::String; }
+OptionType option_type(FormChoice) { return OptionType::String; }
+
+std::string what(const HyperparameterInfo& h) { return "option --" + std::string(h.option); }
+
+// The integers of the table are ≥ 0 (ell, grid-rows); an int's also fits the grid code's int.
+void read(const OptionParser& opts, const HyperparameterInfo& h, index_t& out) {
+  const std::string name(h.option);
+  out = opts.integer(name);
+  if (out < 0) throw InvalidArgument(what(h) + ": must be ≥ 0, got " + opts.text(name));
+}
+void read(const OptionParser& opts, const HyperparameterInfo& h, int& out) {
+  const std::string name(h.option);
+  const std::int64_t v = opts.integer(name);
+  constexpr std::int64_t kLargest = std::int64_t{1} << 30;
+  if (v < 0) throw InvalidArgument(what(h) + ": must be ≥ 0, got " + opts.text(name));
+  if (v > kLargest) throw InvalidArgument(what(h) + ": must be ≤ " + number_text(kLargest) + ", got " + opts.text(name));
+  out = static_cast<int>(v);
+}
+void read(const OptionParser& opts, const HyperparameterInfo& h, double& out) { out = opts.real(std::string(h.option)); }
+void read(const OptionParser& opts, const HyperparameterInfo& h, std::uint64_t& out) {
+  out = opts.unsigned_integer(std::string(h.option));
+}
+void read(const OptionParser& opts, const HyperparameterInfo& h, bool& out) { out = opts.flag_set(std::string(h.option)); }
+template <class Enum>
+void read_choice(const OptionParser& opts, const HyperparameterInfo& h, Enum& out) {
+  try {
+    out = from_string<Enum>(opts.text(std::string(h.option)));
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(what(h) + ": " + e.what());
+  }
+}
+void read(const OptionParser& opts, const HyperparameterInfo& h, EtaSchedule& out) { read_choice(opts, h, out); }
+void read(const OptionParser& opts, const HyperparameterInfo& h, FormChoice& out) { read_choice(opts, h, out); }
+// "1,0.5,0.25" → {1, 0.5, 0.25}; "" → {}.
+void read(const OptionParser& opts, const HyperparameterInfo& h, std::vector<double>& out) {
+  const std::string text = opts.text(std::string(h.option));
+  out.clear();
+  if (text.empty()) return;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = text.find(',', at);
+    out.push_back(parse_real(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at), what(h)));
+    if (comma == std::string::npos) return;
+    at = comma + 1;
+  }
+}
+
+}  // namespace
+
+void add_hyperparameter_options(OptionParser& parser) {
+  const LearnerSpec defaults;
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, const auto& value) {
+        std::string name(h.option), help(h.help);
+        switch (h.kind) {
+          case HyperparameterKind::flag: return parser.flag(name, help);
+          case HyperparameterKind::list: return parser.optional(name, std::string(h.value_name), help);
+          case HyperparameterKind::number:
+          case HyperparameterKind::choice:
+            if constexpr (!std::is_same_v<std::decay_t<decltype(value)>, bool> &&
+                          !std::is_same_v<std::decay_t<decltype(value)>, std::vector<double>>)
+              parser.optional(name, option_type(value), std::string(h.value_name), hyperparameter_text(value), help);
+            return;
+        }
+      },
+      defaults);
+}
+
+void read_hyperparameter_options(const OptionParser& opts, LearnerSpec& spec) {
+  for_each_hyperparameter([&](const HyperparameterInfo& h, auto& field) { read(opts, h, field); }, spec);
+}
+
+void default_hyperparameter_options(OptionParser& opts, const LearnerSpec& saved, int ranks) {
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, const auto& value) {
+        const std::string text = hyperparameter_text(value);
+        if (h.kind == HyperparameterKind::list && text.empty()) return;  // none saved: the option stays absent
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, int>)
+          if (h.role == HyperparameterRole::layout && !(value > 0 && ranks % value == 0)) return;
+        opts.set_default(std::string(h.option), text);
+      },
+      saved);
+}
+
+std::string option_of_field(std::string_view field) {
+  if (field == "algorithm") return "algo";
+  std::string option(field);
+  const LearnerSpec any;
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, const auto&) {
+        if (h.member == field) option = h.option;
+      },
+      any);
+  return option;
+}
+
+}  // namespace adasketch::driver
