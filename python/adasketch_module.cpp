@@ -56,8 +56,10 @@ as::LearnerSpec spec_of(const std::string& algorithm, const std::string& loss, i
         try {
           field = hyperparameter_value<std::decay_t<decltype(field)>>(value);
         } catch (const py::cast_error&) {
-          throw as::InvalidArgument("Learner: hyperparameter '" + key + "' cannot take " + py::repr(value).cast<std::string>() +
-                                    " (its default is " + (as::hyperparameter_text(field).empty() ? std::string("none") : as::hyperparameter_text(field)) + ")");
+          const std::string was = as::hyperparameter_text(field);  // (still the default)
+          throw as::InvalidArgument("Learner: hyperparameter '" + key + "' cannot take " +
+                                    py::repr(value).cast<std::string>() + " (its default is " +
+                                    (was.empty() ? "none" : was) + ")");
         }
         ++taken;
       },

@@ -83,6 +83,16 @@ def main():
         check(False, "an unknown algorithm was not refused")
     except ValueError as e:
         check("unknown algorithm" in str(e), f"the error says {e}")
+    # Hyperparameters are keyword arguments named as the table's rows (LearnerSpec's fields).
+    for kwargs, says in (({"etaa": 1.0}, "unknown hyperparameter 'etaa'"),
+                         ({"ell": "x"}, "hyperparameter 'ell' cannot take 'x'"),
+                         ({"eta_schedule": "bogus"}, "unknown eta schedule 'bogus'")):
+        try:
+            adasketch.Learner(algorithm, dim, comm, **kwargs)
+            check(False, f"{kwargs} was not refused")
+        except ValueError as e:
+            check(says in str(e), f"the error says {e}")
+    check("eta_schedule = constant" in adasketch.Learner.__doc__, "the docstring lacks the defaults")
     try:
         learner.partial_fit(np.zeros((2, X.shape[1] + 1)), [1.0, -1.0])
         check(False, "a wrong number of columns was not refused")
