@@ -16,8 +16,10 @@
 //   symbol      its symbol in the papers
 //   help        one line of what it does, and which learners read it
 // From it derive LearnerSpec and its defaults, `train`'s options, --help, config keys, reading a
-// checkpoint's options back as defaults, spec_differences, the options line of `train` and the
-// Python keywords. Adding a hyperparameter: a row here, the algorithm that reads it, and its test.
+// checkpoint's options back as defaults, spec_differences, the options line of `train`, the Python
+// keywords and the C API's conversions. Adding a hyperparameter also takes, for now, its field in
+// adasketch.h's adasketch_spec and the Fortran module, the checkpoint and model headers, and the
+// family's options struct and mapping (docs/design.md §2, "One table").
 #include <string_view>
 
 #define ADASKETCH_HYPERPARAMETERS(X)                                                                                  \
