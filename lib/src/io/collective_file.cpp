@@ -15,6 +15,7 @@
 
 #include "../data/file_kind.hpp"
 #include "adasketch/error.hpp"
+#include "adasketch/number_text.hpp"
 
 namespace adasketch::detail {
 
@@ -65,6 +66,15 @@ std::uint64_t checksum_sum(const Communicator& comm, std::uint64_t part) {
 void put_name(std::span<unsigned char> bytes, std::size_t at, std::size_t width, const std::string& name) noexcept {
   std::fill_n(bytes.data() + at, width, static_cast<unsigned char>(0));
   std::memcpy(bytes.data() + at, name.data(), std::min(name.size(), width - 1));
+}
+
+void require_format_version(const std::string& path, const char* kind, std::uint32_t version) {
+  if (version == kFileFormatVersion) return;
+  const char* why = version < kFileFormatVersion ? "the file was written by an older build"
+                                                 : "the file was written by a newer build, or is corrupt";
+  throw InputError(path, 0, std::string(kind) + " format version " + number_text(version) +
+                                " is not supported: this build reads version " + number_text(kFileFormatVersion) +
+                                " only (" + why + ")");
 }
 
 std::string get_name(std::span<const unsigned char> bytes, std::size_t at, std::size_t width) {

@@ -14,6 +14,13 @@
 
 namespace adasketch::detail {
 
+/// The one format version of model and checkpoint files (docs/formats.md). Files of another version
+/// are refused: older ones were written before the current layout, newer ones by a newer build.
+inline constexpr std::uint32_t kFileFormatVersion = 5;
+/// Throws InputError(path, 0, ...) naming `kind` ("model", "checkpoint") and `version` unless it is
+/// kFileFormatVersion.
+void require_format_version(const std::string& path, const char* kind, std::uint32_t version);
+
 std::uint64_t splitmix64(std::uint64_t z) noexcept;
 /// 64-bit FNV-1a of n bytes.
 std::uint64_t fnv1a(const unsigned char* p, std::size_t n) noexcept;
