@@ -3,6 +3,7 @@
 // InputError naming the file, on every rank, in one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -75,18 +76,43 @@ std::uint64_t word(const std::vector<char>& b, std::size_t at) {
   return v;
 }
 
-// Where the field table starts: after the header and the spec extension (uint32 size at 500).
-std::size_t table_at(const std::vector<char>& b) {
-  std::uint32_t extension = 0;
-  std::memcpy(&extension, b.data() + 500, 4);
-  return 512 + extension;
+// The spec block after the 512-byte header (docs/formats.md): S bytes of text (uint64 at 192), L
+// label values (uint64 at 184), its checksum; then the field table.
+std::size_t spec_text_bytes(const std::vector<char>& b) { return static_cast<std::size_t>(word(b, 192)); }
+std::size_t table_at(const std::vector<char>& b) { return 512 + spec_text_bytes(b) + 8 * word(b, 184) + 8; }
+
+// The file with the spec block's text replaced by `text` (NUL-padded to a multiple of 8), its
+// checksum, S, the table's offsets, the file size and the checksums resealed.
+std::vector<char> with_spec_text(const std::vector<char>& b, std::string text) {
+  const std::size_t fields = word(b, 200), table = table_at(b), values = 8 * word(b, 184);
+  text.resize((text.size() + 7) / 8 * 8, '\0');
+  const std::size_t new_table = 512 + text.size() + values + 8;
+  std::vector<char> out(new_table + (b.size() - table));
+  std::copy_n(b.begin(), 512, out.begin());
+  std::copy(text.begin(), text.end(), out.begin() + 512);
+  std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(512 + spec_text_bytes(b)), values,
+              out.begin() + static_cast<std::ptrdiff_t>(512 + text.size()));
+  const std::uint64_t block_sum = fnv1a(out.data(), 512, new_table - 8);
+  std::memcpy(out.data() + new_table - 8, &block_sum, 8);
+  std::copy(b.begin() + static_cast<std::ptrdiff_t>(table), b.end(), out.begin() + static_cast<std::ptrdiff_t>(new_table));
+  const std::uint64_t shift = new_table - table, size = out.size(), bytes = text.size();  // (mod 2⁶⁴)
+  for (std::size_t i = 0; i < fields; ++i) {
+    const std::uint64_t offset = word(out, new_table + 80 * i + 56) + shift;
+    std::memcpy(out.data() + new_table + 80 * i + 56, &offset, 8);
+  }
+  const std::uint64_t table_sum = fnv1a(out.data(), new_table, new_table + 80 * fields);
+  std::memcpy(out.data() + 192, &bytes, 8);
+  std::memcpy(out.data() + 208, &size, 8);
+  std::memcpy(out.data() + 216, &table_sum, 8);
+  reseal(out);
+  return out;
 }
 
 // Sets word `index` of field `name` to `value` and reseals the field's checksum (docs/formats.md:
-// Σ_e splitmix64(word_e XOR splitmix64(e)) over its words), the table's (FNV-1a at 280) and the
+// Σ_e splitmix64(word_e XOR splitmix64(e)) over its words), the table's (FNV-1a at 216) and the
 // header's: a crafted file that only the reader's and the object's own checks can refuse.
 void set_field_word(std::vector<char>& b, const std::string& name, std::size_t index, std::uint64_t value) {
-  const std::size_t fields = word(b, 264), table = table_at(b);
+  const std::size_t fields = word(b, 200), table = table_at(b);
   for (std::size_t i = 0; i < fields; ++i) {
     char* row = b.data() + table + 80 * i;
     if (std::string(row, strnlen(row, 32)) != name) continue;
@@ -98,7 +124,7 @@ void set_field_word(std::vector<char>& b, const std::string& name, std::size_t i
     const std::uint64_t sum = word_checksum(values.data(), words);
     std::memcpy(row + 64, &sum, 8);
     const std::uint64_t h = fnv1a(b.data(), table, table + 80 * fields);
-    std::memcpy(b.data() + 280, &h, 8);
+    std::memcpy(b.data() + 216, &h, 8);
     reseal(b);
     return;
   }
@@ -140,33 +166,72 @@ TEST(Checkpoint, BadFilesAreRefused) {
   expect_refused(bad, spec, kCheckpointDim, "truncated checkpoint file");
   write_bytes(bad, std::vector<char>(bytes.begin(), bytes.begin() + 100));
   expect_refused(bad, spec, kCheckpointDim, "shorter than the 512-byte header");
-  std::uint64_t fields = 0;
-  std::memcpy(&fields, bytes.data() + 264, 8);
-  const std::size_t table = table_at(bytes), table_end = table + 80 * fields;
-  ASSERT_EQ(table, 512u + 56u);  // the extension of a spec without Oja γ values
-  // The extension (λ₂), a table entry, the first replicated value after the step count, the last
-  // block entry.
-  for (const std::size_t at : {std::size_t{512 + 9}, table + 80 * 2 + 40, table_end + 8, bytes.size() - 3}) {
+  const std::size_t fields = word(bytes, 200), table = table_at(bytes), table_end = table + 80 * fields;
+  // The spec block's text: one "member=value" line per hyperparameter, in the table's order, numbers
+  // in shortest form (checkpoint_spec's values that ada-fd reads), NUL-padded to a multiple of 8.
+  const std::string text(bytes.data() + 512, strnlen(bytes.data() + 512, spec_text_bytes(bytes)));
+  EXPECT_EQ(text.rfind("ell=3\neta=0.3\ndelta=0.5\nalpha0=1\nC=1\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\nform=sparse\n"), std::string::npos) << text;  // the form ada-fd took on sparse rows
+  std::size_t members = 0;
+  for_each_hyperparameter([&](const HyperparameterInfo&, const auto&) { ++members; }, std::as_const(spec));
+  EXPECT_EQ(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')), members);
+  EXPECT_EQ(spec_text_bytes(bytes), (text.size() + 7) / 8 * 8);
+  EXPECT_EQ(word(bytes, 184), 0u);  // no label values: the loss's own map
+  // The spec block (η's text), a table entry, the first replicated value after the step count, the
+  // last block entry.
+  for (const std::size_t at : {std::size_t{512 + 11}, table + 80 * 2 + 40, table_end + 8, bytes.size() - 3}) {
     std::vector<char> flipped = bytes;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
     write_bytes(bad, flipped);
     expect_refused(bad, spec, kCheckpointDim,
-                   at < table ? "spec extension checksum" : at < table_end ? "field table checksum" : "checksum mismatch in field");
+                   at < table ? "spec block checksum" : at < table_end ? "field table checksum" : "checksum mismatch in field");
   }
   std::vector<char> header = bytes;
-  header[140] = static_cast<char>(header[140] ^ 1);  // η
+  header[140] = static_cast<char>(header[140] ^ 1);  // the cumulative loss
   write_bytes(bad, header);
   expect_refused(bad, spec, kCheckpointDim, "header checksum mismatch");
+  for (const auto& [version, needle] :
+       {std::pair<char, const char*>{4, "checkpoint format version 4 is not supported: this build reads version 5 only "
+                                        "(the file was written by an older build)"},
+        {6, "checkpoint format version 6 is not supported: this build reads version 5 only (the file was written by a "
+            "newer build, or is corrupt)"}}) {
+    header = bytes;
+    header[8] = version;
+    reseal(header);
+    write_bytes(bad, header);
+    expect_refused(bad, spec, kCheckpointDim, needle);
+  }
   header = bytes;
-  header[8] = 5;  // version 5, resealed
+  header[192] = 12;  // S not a multiple of 8, resealed
   reseal(header);
   write_bytes(bad, header);
-  expect_refused(bad, spec, kCheckpointDim, "version 5 is not supported (this build reads 2 to 4)");
-  header = bytes;
-  header[500] = 8;  // an extension too short for its fixed fields, resealed
-  reseal(header);
-  write_bytes(bad, header);
-  expect_refused(bad, spec, kCheckpointDim, "bad spec extension size 8");
+  expect_refused(bad, spec, kCheckpointDim, "bad spec block: 12 bytes of text, 0 label values");
+
+  // Crafted, resealed hyperparameter text: a line the file lacks (written before its hyperparameter
+  // existed) takes the default; an unknown, repeated or reordered member, or a value not in its
+  // one written form, is refused.
+  {
+    std::string without_eta = text;
+    without_eta.erase(without_eta.find("eta=0.3\n"), 8);
+    write_bytes(bad, with_spec_text(bytes, without_eta));
+    const CheckpointHeader h = read_checkpoint_header(world(), bad);
+    EXPECT_EQ(h.spec.eta, defaults::eta);
+    EXPECT_EQ(h.spec.delta, 0.5);
+    expect_refused(bad, spec, kCheckpointDim, "eta = 0.1 in the checkpoint, 0.3 here");
+  }
+  const std::string delta_line = "delta=0.5\n";
+  const std::size_t delta_at = text.find(delta_line);
+  for (const auto& [edited, needle] : {
+           std::pair<std::string, std::string>{text + "gamma=2\n", "sets the hyperparameter 'gamma', which this build does not know"},
+           {text + "ell=3\n", "corrupt checkpoint file: hyperparameter ell repeated or out of order"},
+           {std::string(text).replace(delta_at, delta_line.size(), "").insert(0, delta_line),
+            "hyperparameter ell repeated or out of order"},
+           {std::string(text).replace(text.find("eta=0.3"), 7, "eta=0.30"), "bad value '0.30' of eta"},
+           {std::string(text).replace(0, 5, "ell=-1"), "bad value '-1' of ell"},
+           {std::string(text).replace(0, 5, "ell:3"), "bad hyperparameter text"}}) {
+    write_bytes(bad, with_spec_text(bytes, edited));
+    expect_refused(bad, spec, kCheckpointDim, needle);
+  }
   write_bytes(bad, std::vector<char>(bytes.begin(), bytes.end() - 8));
   expect_refused(bad, spec, kCheckpointDim, "truncated checkpoint file");
   std::vector<char> longer = bytes;
@@ -248,33 +313,27 @@ TEST(Checkpoint, BadFilesAreRefused) {
 }
 
 
-// Old files still load: version 2 checkpoints written by the build before the spec extension
-// (tests/data/format_v2/README.md says how). The spec fields version 2 lacks take their defaults.
-TEST(Checkpoint, Version2FilesStillLoad) {
-  {  // fast-rfd-son: the checkpoint's weights are the model file the same run saved.
-    const std::string path = data_path("format_v2/v2_son.ckpt");
-    const CheckpointHeader h = read_checkpoint_header(world(), path);
-    EXPECT_EQ(h.spec.algorithm, "fast-rfd-son");
-    EXPECT_EQ(h.spec.loss, LossKind::squared);
-    EXPECT_EQ(h.spec.ell, 3);
-    EXPECT_EQ(h.dim, 12);
-    EXPECT_EQ(h.spec.lambda1, 0.0);
-    EXPECT_EQ(h.spec.tau, defaults::tau);
-    EXPECT_FALSE(h.spec.diag_rescale);
-    EXPECT_TRUE(h.spec.oja_gamma.empty());
-    auto learner = make_learner(world(), h.dim, h.spec);
-    EXPECT_EQ(load_checkpoint(path, *learner).run.state.examples, 40);
-    const LinearModel model = LinearModel::load(world(), data_path("format_v2/v2_son.model"), learner->partition());
-    const std::vector<double> saved(model.weights().begin(), model.weights().end());
-    EXPECT_TRUE(everywhere(world(), bitwise_equal(local_weights(*learner), saved)));
+// Files of an older format version are refused, naming their version: checkpoint and model files
+// of version 2 and 1 written by an older build (tests/data/format_v2/README.md says how).
+TEST(Checkpoint, OlderFormatVersionsAreRefused) {
+  LearnerSpec spec = checkpoint_spec("fast-rfd-son", false);
+  const std::string checkpoint = data_path("format_v2/v2_son.ckpt"), model = data_path("format_v2/v2_son.model");
+  const std::string older = " is not supported: this build reads version 5 only (the file was written by an older build)";
+  expect_refused(checkpoint, spec, 12, "checkpoint format version 2" + older);
+  std::string what;
+  try {
+    read_checkpoint_header(world(), checkpoint);
+  } catch (const InputError& e) {
+    what = e.what();
   }
-  {  // ada-fd, softmax, sparse form: its sketch's state is the compacted basis the sparse FD form kept
-     // before it deferred its shrinks (docs/formats.md), refused as a file that does not fit.
-    const std::string path = data_path("format_v2/v2_adafd.ckpt");
-    const CheckpointHeader h = read_checkpoint_header(world(), path);
-    EXPECT_EQ(h.spec.algorithm, "ada-fd");
-    EXPECT_EQ(h.spec.form, FormChoice::sparse);
-    expect_refused(path, h.spec, h.dim, "state fields");
+  EXPECT_NE(what.find("checkpoint format version 2" + older), std::string::npos) << what;
+  what.clear();
+  try {
+    LinearModel::load(world(), model);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), model);
+    what = e.what();
   }
+  EXPECT_NE(what.find("model format version 1" + older), std::string::npos) << what;
   world().barrier();
 }

@@ -2,13 +2,14 @@
 // learner make_learner builds from the header, as `adasketch train --resume` does) on MPI_COMM_SELF.
 // Byte 0 picks which checksums this target recomputes, by the formulas of docs/formats.md, before writing the
 // rest as the file (bit 0: every field's checksum, from the field table; bit 1: the table's and the
-// spec extension's; bit 2: the header's), so that mutations also reach the checks behind them and
+// spec block's; bit 2: the header's), so that mutations also reach the checks behind them and
 // the state a crafted file installs. Invariants:
 //   - the readers throw only InputErrors, each one line; a header whose spec names no learner (only a
 //     crafted file: the header checksum covers it) may make make_learner throw InvalidArgument;
 //   - a checkpoint that loads saves back to the same bytes, but for the writer's rank count and the
-//     header checksum over it (the format has one encoding per state); an old (version 2) one saves
-//     as the current version, which loads and saves back to itself;
+//     header checksum over it (the format has one encoding per state); one whose spec text lacks a
+//     hyperparameter (which then takes its default) saves with it, and that file loads and saves
+//     back to itself;
 //   - the loaded learner steps (dense and sparse examples) without a crash or a sanitizer report:
 //     what the reader accepts is a state the learner continues from, or one whose numbers (a NaN, a
 //     Gram that is no Gram) end in a typed error of the library's checks, LAPACK or the numeric
@@ -32,7 +33,8 @@ using fuzz::require;
 namespace {
 
 constexpr std::size_t kHeader = 512, kEntry = 80;
-constexpr std::size_t kRanksAt = 184, kFieldsAt = 264, kTableSumAt = 280, kExtensionAt = 500, kHeaderSumAt = 504;
+constexpr std::size_t kRanksAt = 96, kLabelValuesAt = 184, kSpecTextAt = 192, kFieldsAt = 200, kTableSumAt = 216;
+constexpr std::size_t kHeaderSumAt = 504;
 
 std::uint64_t word_at(const std::vector<unsigned char>& file, std::size_t at) {
   std::uint64_t v = 0;
@@ -42,27 +44,22 @@ std::uint64_t word_at(const std::vector<unsigned char>& file, std::size_t at) {
 
 void put_word(std::vector<unsigned char>& file, std::size_t at, std::uint64_t v) { std::memcpy(file.data() + at, &v, 8); }
 
-std::uint32_t version_of(const std::vector<unsigned char>& file) {
-  std::uint32_t v = 0;
-  std::memcpy(&v, file.data() + 8, 4);
-  return v;
-}
-
-// Version 3: the bytes of the spec extension between the header and the table (0 in version 2).
-std::size_t extension_of(const std::vector<unsigned char>& file) {
-  if (version_of(file) < 3) return 0;
-  std::uint32_t n = 0;
-  std::memcpy(&n, file.data() + kExtensionAt, 4);
-  return n;
+// The bytes of the spec block between the header and the table: S bytes of text, L label values,
+// its checksum (0 when the header's S and L cannot be a block of this file).
+std::size_t block_of(const std::vector<unsigned char>& file) {
+  const std::uint64_t text = word_at(file, kSpecTextAt), values = word_at(file, kLabelValuesAt);
+  const std::uint64_t room = (file.size() - kHeader) / 8;
+  if (text % 8 != 0 || text / 8 > room || values > room - text / 8 || room - text / 8 - values < 1) return 0;
+  return static_cast<std::size_t>(text + 8 * values + 8);
 }
 
 void fix_checksums(std::vector<unsigned char>& file, unsigned mode) {
   if (file.size() < kHeader) return;
   const std::uint64_t fields = word_at(file, kFieldsAt);
-  const std::size_t extension = extension_of(file), table = kHeader + extension;
-  if (extension < 8 ? extension != 0 : extension > file.size() - kHeader) return;
+  const std::size_t block = block_of(file), table = kHeader + block;
+  if (block == 0) return;
   const bool table_fits = fields <= (file.size() - table) / kEntry;
-  if ((mode & 2) != 0 && extension != 0)  // the extension's own FNV-1a, in its last word
+  if ((mode & 2) != 0)  // the block's own FNV-1a, in its last word
     put_word(file, table - 8, fuzz::fnv1a(file.data(), kHeader, table - 8));
   if ((mode & 1) != 0 && table_fits) {
     for (std::size_t i = 0; i < fields; ++i) {  // each entry: name, kind, items, width, offset, checksum
@@ -74,6 +71,32 @@ void fix_checksums(std::vector<unsigned char>& file, unsigned mode) {
   }
   if ((mode & 2) != 0 && table_fits) put_word(file, kTableSumAt, fuzz::fnv1a(file.data(), table, table + kEntry * fields));
   if ((mode & 4) != 0) put_word(file, kHeaderSumAt, fuzz::fnv1a(file.data(), 0, kHeaderSumAt));
+}
+
+// The spec block's text (up to its NUL padding); empty if the header's S does not fit the file.
+template <class Bytes>
+std::string spec_text_of(const Bytes& file) {
+  if (file.size() < kHeader) return {};
+  std::uint64_t text = 0;
+  std::memcpy(&text, file.data() + kSpecTextAt, 8);
+  if (text > file.size() - kHeader) return {};
+  const char* p = reinterpret_cast<const char*>(file.data()) + kHeader;
+  return std::string(p, strnlen(p, static_cast<std::size_t>(text)));
+}
+
+// Whether `fewer`'s lines are `more`'s without some of them (the hyperparameters a file lacks).
+bool fewer_lines(const std::string& fewer, const std::string& more) {
+  std::size_t at = 0;  // a line start of `more`
+  for (std::size_t begin = 0; begin < fewer.size();) {
+    const std::size_t end = std::min(fewer.find('\n', begin), fewer.size() - 1) + 1;
+    const std::string line = fewer.substr(begin, end - begin);
+    while (at < more.size() && more.compare(at, line.size(), line) != 0)
+      at = std::min(more.find('\n', at), more.size() - 1) + 1;
+    if (at >= more.size()) return false;
+    at += line.size();
+    begin = end;
+  }
+  return fewer.size() < more.size();
 }
 
 // Outside the writer's rank count and the header checksum, a and b are the same bytes.
@@ -120,9 +143,10 @@ void try_checkpoint(const std::string& path, const std::vector<unsigned char>& f
     require(loaded.dim == header.dim && loaded.run.state.examples == header.run.state.examples, "header read twice");
     const std::string copy = fuzz::scratch_path("checkpoint-copy");
     save_checkpoint(copy, *learner, loaded.run);
-    if (version_of(file) >= 3) {
-      require(same_but_ranks(fuzz::read_file(copy), file), "a loaded checkpoint does not save back to the same bytes");
-    } else {  // an old file saves as the current version, which loads and saves back to itself
+    const std::string saved = fuzz::read_file(copy);
+    if (!fewer_lines(spec_text_of(file), spec_text_of(saved))) {
+      require(same_but_ranks(saved, file), "a loaded checkpoint does not save back to the same bytes");
+    } else {  // a spec text without some hyperparameters saves with them, and then back to itself
       const std::string bytes = fuzz::read_file(copy);
       auto again = make_learner(self, header.dim, header.spec);
       load_checkpoint(copy, *again);

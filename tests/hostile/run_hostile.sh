@@ -75,18 +75,18 @@ splitmix64() {
 # past them to the checks behind (a crafted file, not an accident).
 reseal_checkpoint() {
   local f=$1 n row table
-  n=$(get64 "$f" 264)
+  n=$(get64 "$f" 200)
   table=$(checkpoint_table "$f")
   if [ -n "${2:-}" ]; then
     row=$((table + 80 * $2))
     put64 "$f" $((row + 64)) $(splitmix64 $(($(get64 "$f" $(get64 "$f" $((row + 56)))) ^ $(splitmix64 0))))
   fi
-  put64 "$f" 280 "$(fnv1a "$f" "$table" $((table + 80 * n)))"
+  put64 "$f" 216 "$(fnv1a "$f" "$table" $((table + 80 * n)))"
   put64 "$f" 504 "$(fnv1a "$f" 0 504)"
 }
-# checkpoint_table FILE: where a (version 3) checkpoint's field table starts: after the 512-byte
-# header and the spec extension, whose size is the uint32 at 500.
-checkpoint_table() { echo $((512 + ($(get64 "$1" 496) >> 32))); }
+# checkpoint_table FILE: where a checkpoint's field table starts: after the 512-byte header and the
+# spec block (S bytes of text, uint64 at 192; L label values, uint64 at 184; its checksum).
+checkpoint_table() { echo $((512 + $(get64 "$1" 192) + 8 * $(get64 "$1" 184) + 8)); }
 # reseal_model FILE: recomputes a model file's weights checksum and header checksum (docs/formats.md).
 reseal_model() {
   local f=$1 sum=0 e n
@@ -185,19 +185,21 @@ generate() {
   head -c 300 "$g/ckpt" >"$g/ckpt_short_header"
   { cat "$g/ckpt"; u64 0; } >"$g/ckpt_extra_bytes"
   cp "$g/ckpt" "$g/ckpt_flip_header" && flip "$g/ckpt_flip_header" 17
-  cp "$g/ckpt" "$g/ckpt_flip_table" && flip "$g/ckpt_flip_table" 600
-  cp "$g/ckpt" "$g/ckpt_flip_extension" && flip "$g/ckpt_flip_extension" 517
+  cp "$g/ckpt" "$g/ckpt_flip_table" && flip "$g/ckpt_flip_table" $(($(checkpoint_table "$g/ckpt") + 40))
+  cp "$g/ckpt" "$g/ckpt_flip_spec" && flip "$g/ckpt_flip_spec" 517
   cp "$g/ckpt" "$g/ckpt_flip_data" && flip "$g/ckpt_flip_data" $((size - 3))
   cp "$g/ckpt" "$g/ckpt_bad_magic" && flip "$g/ckpt_bad_magic" 5
   : >"$g/ckpt_empty"
-  cp "$g/ckpt" "$g/ckpt_version5" && printf '\005' | dd of="$g/ckpt_version5" bs=1 seek=8 conv=notrunc status=none &&
-    reseal_checkpoint "$g/ckpt_version5"
+  cp "$g/ckpt" "$g/ckpt_version4" && printf '\004' | dd of="$g/ckpt_version4" bs=1 seek=8 conv=notrunc status=none &&
+    reseal_checkpoint "$g/ckpt_version4"
+  cp "$g/ckpt" "$g/ckpt_version6" && printf '\006' | dd of="$g/ckpt_version6" bs=1 seek=8 conv=notrunc status=none &&
+    reseal_checkpoint "$g/ckpt_version6"
   cp "$g/ckpt" "$g/ckpt_huge_d" && put64 "$g/ckpt_huge_d" 16 1000000000000 && reseal_checkpoint "$g/ckpt_huge_d"
   cp "$g/ckpt" "$g/ckpt_bad_algo" && printf 'ada-xx' | dd of="$g/ckpt_bad_algo" bs=1 seek=32 conv=notrunc status=none &&
     reseal_checkpoint "$g/ckpt_bad_algo"
   cp "$g/ckpt" "$g/ckpt_filled_99" && put64 "$g/ckpt_filled_99" "$(get64 "$g/ckpt" $(($(checkpoint_table "$g/ckpt") + 80 * 7 + 56)))" 99 &&
     reseal_checkpoint "$g/ckpt_filled_99" 7
-  cp "$g/ckpt" "$g/ckpt_mistakes" && put64 "$g/ckpt_mistakes" 216 5 && reseal_checkpoint "$g/ckpt_mistakes"
+  cp "$g/ckpt" "$g/ckpt_mistakes" && put64 "$g/ckpt_mistakes" 128 5 && reseal_checkpoint "$g/ckpt_mistakes"
 }
 
 # --- cases ---------------------------------------------------------------------------------------

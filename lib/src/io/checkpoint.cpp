@@ -106,16 +106,14 @@ Front read_front(const detail::CollectiveFile& file, const std::string& path, bo
     throw InputError(path, 0, "truncated checkpoint file: " + number_text(size) + " bytes, shorter than the 512-byte header");
   Front front;
   front.decoded = detail::decode_header(h.data(), path, size);
-  if (const std::uint64_t n = front.decoded.extension; n > 0) {
-    std::vector<unsigned char> extension(static_cast<std::size_t>(n));
-    file.read_bytes(static_cast<MPI_Offset>(h.size()), extension.data(), extension.size());
-    detail::decode_extension(extension.data(), front.decoded, path);
-  }
+  std::vector<unsigned char> block(static_cast<std::size_t>(front.decoded.block));
+  file.read_bytes(static_cast<MPI_Offset>(h.size()), block.data(), block.size());
+  detail::decode_spec_block(block.data(), front.decoded, path);
   CheckpointHeader& header = front.decoded.header;
   if (front.decoded.compact) header.run.original_dim = header.dim - (header.run.bias > 0.0 ? 1 : 0);
   if (with_table) {
     std::vector<unsigned char> table(detail::kCheckpointEntryBytes * front.decoded.fields);
-    file.read_bytes(static_cast<MPI_Offset>(h.size() + front.decoded.extension), table.data(), table.size());
+    file.read_bytes(static_cast<MPI_Offset>(h.size() + front.decoded.block), table.data(), table.size());
     front.table = detail::decode_table(table.data(), front.decoded, path);
   }
   return front;
@@ -172,8 +170,8 @@ void detail::save_checkpoint_interrupted(const std::string& path, Learner& learn
   learner.state_fields(state);
   detail::CheckpointAccess::before_save(learner, state);
   const std::vector<Field>& fields = state.fields();
-  const std::size_t extension = detail::extension_bytes(learner.spec(), run);
-  std::vector<FieldEntry> entries = detail::layout(fields, extension);
+  const std::size_t block = detail::spec_block_bytes(learner.spec(), run);
+  std::vector<FieldEntry> entries = detail::layout(fields, block);
   const std::vector<std::uint64_t> words = pack(fields);
   set_checksums(comm, fields, words, entries);
   CheckpointHeader header;
@@ -190,7 +188,7 @@ void detail::save_checkpoint_interrupted(const std::string& path, Learner& learn
   const std::string tmp = path + ".tmp";
   {
     detail::CollectiveFile file(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the checkpoint");
-    file.set_size(static_cast<MPI_Offset>(detail::file_size(entries, extension)));  // drops an older, longer FILE.tmp
+    file.set_size(static_cast<MPI_Offset>(detail::file_size(entries, block)));  // drops an older, longer FILE.tmp
     file.write_bytes_root(0, front.data(), front.size());
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const Field& f = fields[i];
@@ -222,7 +220,7 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
   StateFields state;
   learner.state_fields(state);
   const std::vector<Field>& fields = state.fields();
-  const std::vector<FieldEntry> mine = detail::layout(fields, static_cast<std::size_t>(front.decoded.extension));
+  const std::vector<FieldEntry> mine = detail::layout(fields, static_cast<std::size_t>(front.decoded.block));
   require_same_fields(front.table, mine, header, path);
 
   // Replicated fields: read and verified before any is installed.

@@ -7,6 +7,9 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/sketch.hpp"
@@ -18,21 +21,38 @@ static_assert(std::endian::native == std::endian::little, "the checkpoint format
 
 namespace {
 
-// 2: the sketch form (auto, dense, sparse) at kFormAt; 3: the form as uint32 at kFormAt, the spec
-// extension's size as uint32 at kExtensionAt, and the extension after the header; 4: the bias and the
-// label values in the extension (written only when there is a bias or label values).
-constexpr std::uint32_t kVersion = 4, kPlainVersion = 3, kOldestVersion = 2;
+// The header (version kFileFormatVersion; docs/formats.md, "Checkpoint files"), 8 bytes a row:
+//
+//  Adr ||   7    |   6    |   5    |   4    |   3    |   2    |   1    |   0    |
+//    0 ||---------------------------- magic "ADSKCKPT" ---------------------------|
+//    8 ||----------- label map (u32) -------|------------ version (u32) ----------|
+//   16 ||-------------------------------- d (u64) --------------------------------|
+//   24 ||-------------------------------- K (u64) --------------------------------|
+//   32 ||------------------ algorithm name, NUL-padded (32 bytes) ----------------|
+//   64 ||--------------------- loss name, NUL-padded (32 bytes) ------------------|
+//   96 ||------------------------ writer's rank count (u64) ----------------------|
+//  104 ||--- pass, position, examples, mistakes (u64); loss, seconds (f64) -------|  (6 rows)
+//  152 ||--------- flags (u64): bit 0 every label ±1, bit 1 seen features --------|
+//  160 ||-------------------------- planned passes (u64) -------------------------|
+//  168 ||--------------------- examples per pass (u64; 0: unknown) ---------------|
+//  176 ||------------------------------ bias B (f64) -----------------------------|
+//  184 ||-------------------------- L label values (u64) -------------------------|
+//  192 ||--------------------- S bytes of hyperparameter text (u64) --------------|
+//  200 ||---------------------------- n state fields (u64) -----------------------|
+//  208 ||------------------------------ file size (u64) --------------------------|
+//  216 ||----------------------- FNV-1a of the field table (u64) -----------------|
+//  224 ||------------- training file name, NUL-padded (256 bytes) ----------------|
+//  480 ||------------------------------ zero (24 bytes) --------------------------|
+//  504 ||------------------------- FNV-1a of bytes 0–503 (u64) -------------------|
+//  512    spec block: S bytes "member=value\n" per hyperparameter in table order, NUL-padded to
+//         a multiple of 8; the L label values (f64); FNV-1a of the block's other bytes (u64)
+//         then the field table (n × 80 bytes), then the fields' data
 constexpr std::size_t kNameBytes = 32;
-constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kScheduleAt = 96;
-constexpr std::size_t kSpecAt = 128, kRanksAt = 184, kStateAt = 192, kPassesAt = 248, kDataExamplesAt = 256;
-constexpr std::size_t kFieldsAt = 264, kSizeAt = 272, kTableSumAt = 280;
-constexpr std::size_t kDataNameAt = 288, kDataNameBytes = 208, kFormAt = 496, kExtensionAt = 500, kHeaderSumAt = 504;
-constexpr std::uint64_t kMaxFields = 4096;
-// The spec extension (version 3): λ₁, λ₂, τ (float64), flags (bit 0: diagonal rescaling), grid rows,
-// n = |oja_gamma| (uint64), the n γ values (float64), (version 4) the bias B (float64), L (uint64) and
-// the L label values (float64), then the FNV-1a of the bytes before it.
-constexpr std::size_t kExtensionFixedBytes = 48, kRunExtensionBytes = 16;
-constexpr std::uint64_t kMaxOjaGamma = std::uint64_t{1} << 20;
+constexpr std::size_t kLabelMapAt = 12, kDimAt = 16, kClassesAt = 24, kAlgorithmAt = 32, kLossAt = 64, kRanksAt = 96;
+constexpr std::size_t kStateAt = 104, kFlagsAt = 152, kPassesAt = 160, kDataExamplesAt = 168, kBiasAt = 176;
+constexpr std::size_t kLabelValuesAt = 184, kSpecTextAt = 192, kFieldsAt = 200, kSizeAt = 208, kTableSumAt = 216;
+constexpr std::size_t kDataNameAt = 224, kDataNameBytes = 256, kZeroAt = 480, kHeaderSumAt = 504;
+constexpr std::uint64_t kMaxFields = 4096, kMaxSpecText = std::uint64_t{1} << 24;
 
 using Bytes = std::span<unsigned char>;
 using ConstBytes = std::span<const unsigned char>;
@@ -50,22 +70,66 @@ std::string get_data_name(ConstBytes h, bool& ok) {
   return ok ? std::string(reinterpret_cast<const char*>(p), n) : std::string();
 }
 
-bool plain(const CheckpointRun& run) { return run.bias == 0.0 && run.labels.values().empty(); }
-
 bool listed(LabelMap::Kind kind) {
   return kind == LabelMap::Kind::two_values || kind == LabelMap::Kind::listed_classes;
 }
 
-}  // namespace
+std::size_t padded(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
 
-std::size_t extension_bytes(const LearnerSpec& spec, const CheckpointRun& run) {
-  const std::size_t base = kExtensionFixedBytes + 8 * spec.oja_gamma.size() + 8;
-  return plain(run) ? base : base + kRunExtensionBytes + 8 * run.labels.values().size();
+// One "member=value\n" line per hyperparameter, in table order (the spec block's text).
+std::string spec_text(const LearnerSpec& spec) {
+  std::string text;
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, const auto& value) {
+        text.append(h.member).append("=").append(hyperparameter_text(value)).append("\n");
+      },
+      spec);
+  return text;
 }
 
-std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields, std::size_t extension) {
+// The hyperparameters of `text` into `spec`, which holds the defaults: every line a table row's
+// member, in table order, with its value as hyperparameter_text writes it (one encoding per spec);
+// a member a file lacks (written before it existed) keeps its default.
+void decode_spec_text(std::string_view text, LearnerSpec& spec, const std::string& path) {
+  std::vector<std::pair<std::string_view, std::string_view>> lines;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n'), equals = text.find('=');
+    if (end == std::string_view::npos || equals > end) throw corrupt(path, "bad hyperparameter text");
+    lines.emplace_back(text.substr(0, equals), text.substr(equals + 1, end - equals - 1));
+    text.remove_prefix(end + 1);
+  }
+  std::size_t next = 0;
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, auto& value) {
+        if (next < lines.size() && lines[next].first == h.member) {
+          const std::string_view v = lines[next++].second;
+          bool ok = parse_hyperparameter(v, value) && hyperparameter_text(value) == v;
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, index_t>) ok = ok && value >= 0 && value <= (index_t{1} << 40);
+          if constexpr (std::is_same_v<T, int>) ok = ok && value >= 0 && value <= (1 << 30);
+          if (!ok) throw corrupt(path, "bad value '" + std::string(v) + "' of " + std::string(h.member));
+        }
+      },
+      spec);
+  if (next == lines.size()) return;
+  const std::string member(lines[next].first);
+  bool known = false;
+  for_each_hyperparameter([&](const HyperparameterInfo& h, const auto&) { known = known || h.member == member; },
+                          std::as_const(spec));
+  if (known) throw corrupt(path, "hyperparameter " + member + " repeated or out of order");
+  throw InputError(path, 0, "the checkpoint sets the hyperparameter '" + member +
+                                "', which this build does not know (a file of a newer build?)");
+}
+
+}  // namespace
+
+std::size_t spec_block_bytes(const LearnerSpec& spec, const CheckpointRun& run) {
+  return padded(spec_text(spec).size()) + 8 * run.labels.values().size() + 8;
+}
+
+std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields, std::size_t block) {
   std::vector<FieldEntry> entries(fields.size());
-  std::uint64_t at = kCheckpointHeaderBytes + extension + kCheckpointEntryBytes * fields.size();
+  std::uint64_t at = kCheckpointHeaderBytes + block + kCheckpointEntryBytes * fields.size();
   for (const bool blocks : {false, true})
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const StateFields::Field& f = fields[i];
@@ -81,64 +145,48 @@ std::vector<FieldEntry> layout(const std::vector<StateFields::Field>& fields, st
   return entries;
 }
 
-std::uint64_t file_size(const std::vector<FieldEntry>& entries, std::size_t extension) {
-  std::uint64_t end = kCheckpointHeaderBytes + extension + kCheckpointEntryBytes * entries.size();
+std::uint64_t file_size(const std::vector<FieldEntry>& entries, std::size_t block) {
+  std::uint64_t end = kCheckpointHeaderBytes + block + kCheckpointEntryBytes * entries.size();
   for (const FieldEntry& e : entries) end = std::max(end, e.offset + 8 * e.items * e.width);
   return end;
 }
 
 std::vector<unsigned char> encode_front(const CheckpointHeader& header, const std::vector<FieldEntry>& entries) {
-  const LearnerSpec& s = header.spec;
-  const std::size_t extension = extension_bytes(s, header.run);
-  std::vector<unsigned char> out(kCheckpointHeaderBytes + extension + kCheckpointEntryBytes * entries.size(), 0);
+  const std::string text = spec_text(header.spec);
+  const std::span<const double> values = header.run.labels.values();
+  const std::size_t text_bytes = padded(text.size()), block = text_bytes + 8 * values.size() + 8;
+  std::vector<unsigned char> out(kCheckpointHeaderBytes + block + kCheckpointEntryBytes * entries.size(), 0);
   const Bytes h(out.data(), kCheckpointHeaderBytes);
   const TrainingState& t = header.run.state;
   std::memcpy(h.data(), kCheckpointMagic, sizeof kCheckpointMagic);
-  put_at(h, 8, plain(header.run) ? kPlainVersion : kVersion);
-  put_at(h, 12, static_cast<std::uint32_t>(header.run.labels.kind()));
-  put_at(h, 16, static_cast<std::uint64_t>(header.dim));
-  put_at(h, 24, static_cast<std::uint64_t>(header.classes));
-  put_name(h, kAlgorithmAt, kNameBytes, s.algorithm);
-  put_name(h, kLossAt, kNameBytes, to_string(s.loss));
-  put_name(h, kScheduleAt, kNameBytes, to_string(s.eta_schedule));
-  put_at(h, kSpecAt, static_cast<std::uint64_t>(s.ell));
-  const double reals[5] = {s.eta, s.delta, s.alpha0, s.C, s.sigma};
-  for (std::size_t i = 0; i < 5; ++i) put_at(h, kSpecAt + 8 + 8 * i, reals[i]);
-  put_at(h, kSpecAt + 48, s.seed);
-  put_at(h, kFormAt, static_cast<std::uint32_t>(s.form));
-  put_at(h, kExtensionAt, static_cast<std::uint32_t>(extension));
+  put_at(h, 8, kFileFormatVersion);
+  put_at(h, kLabelMapAt, static_cast<std::uint32_t>(header.run.labels.kind()));
+  put_at(h, kDimAt, static_cast<std::uint64_t>(header.dim));
+  put_at(h, kClassesAt, static_cast<std::uint64_t>(header.classes));
+  put_name(h, kAlgorithmAt, kNameBytes, header.spec.algorithm);
+  put_name(h, kLossAt, kNameBytes, to_string(header.spec.loss));
   put_at(h, kRanksAt, static_cast<std::uint64_t>(header.ranks));
-  put_at(h, kStateAt, static_cast<std::uint64_t>(t.pass));
-  put_at(h, kStateAt + 8, static_cast<std::uint64_t>(t.position));
-  put_at(h, kStateAt + 16, static_cast<std::uint64_t>(t.examples));
-  put_at(h, kStateAt + 24, static_cast<std::uint64_t>(t.mistakes));
+  const std::uint64_t counts[4] = {static_cast<std::uint64_t>(t.pass), static_cast<std::uint64_t>(t.position),
+                                   static_cast<std::uint64_t>(t.examples), static_cast<std::uint64_t>(t.mistakes)};
+  for (std::size_t i = 0; i < 4; ++i) put_at(h, kStateAt + 8 * i, counts[i]);
   put_at(h, kStateAt + 32, t.cumulative_loss);
   put_at(h, kStateAt + 40, t.seconds);
-  // Flags: bit 0 every label so far ±1, bit 1 compact features.
-  put_at(h, kStateAt + 48, std::uint64_t{t.signs ? 1u : 0u} | std::uint64_t{header.run.original_dim > 0 ? 2u : 0u});
+  put_at(h, kFlagsAt, std::uint64_t{t.signs ? 1u : 0u} | std::uint64_t{header.run.original_dim > 0 ? 2u : 0u});
   put_at(h, kPassesAt, static_cast<std::uint64_t>(header.run.passes));
   put_at(h, kDataExamplesAt, static_cast<std::uint64_t>(header.run.data_examples));
+  put_at(h, kBiasAt, header.run.bias);
+  put_at(h, kLabelValuesAt, static_cast<std::uint64_t>(values.size()));
+  put_at(h, kSpecTextAt, static_cast<std::uint64_t>(text_bytes));
   put_at(h, kFieldsAt, static_cast<std::uint64_t>(entries.size()));
-  put_at(h, kSizeAt, file_size(entries, extension));
+  put_at(h, kSizeAt, file_size(entries, block));
   const std::string& name = header.run.data_name;
   const std::size_t keep = std::min(name.size(), kDataNameBytes - 1);
   std::memcpy(h.data() + kDataNameAt, name.data() + (name.size() - keep), keep);
-  const Bytes x(out.data() + kCheckpointHeaderBytes, extension);
-  const double reals3[3] = {s.lambda1, s.lambda2, s.tau};
-  for (std::size_t i = 0; i < 3; ++i) put_at(x, 8 * i, reals3[i]);
-  put_at(x, 24, std::uint64_t{s.diag_rescale ? 1u : 0u});
-  put_at(x, 32, static_cast<std::uint64_t>(s.grid_rows));
-  put_at(x, 40, static_cast<std::uint64_t>(s.oja_gamma.size()));
-  for (std::size_t i = 0; i < s.oja_gamma.size(); ++i) put_at(x, kExtensionFixedBytes + 8 * i, s.oja_gamma[i]);
-  if (!plain(header.run)) {
-    const std::size_t at = kExtensionFixedBytes + 8 * s.oja_gamma.size();
-    const std::span<const double> values = header.run.labels.values();
-    put_at(x, at, header.run.bias);
-    put_at(x, at + 8, static_cast<std::uint64_t>(values.size()));
-    for (std::size_t i = 0; i < values.size(); ++i) put_at(x, at + kRunExtensionBytes + 8 * i, values[i]);
-  }
-  put_at(x, extension - 8, fnv1a(x.data(), extension - 8));
-  const std::size_t table_at = kCheckpointHeaderBytes + extension;
+  const Bytes x(out.data() + kCheckpointHeaderBytes, block);
+  std::memcpy(x.data(), text.data(), text.size());
+  for (std::size_t i = 0; i < values.size(); ++i) put_at(x, text_bytes + 8 * i, values[i]);
+  put_at(x, block - 8, fnv1a(x.data(), block - 8));
+  const std::size_t table_at = kCheckpointHeaderBytes + block;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const Bytes row(out.data() + table_at + kCheckpointEntryBytes * i, kCheckpointEntryBytes);
     const FieldEntry& e = entries[i];
@@ -153,17 +201,14 @@ std::vector<unsigned char> encode_front(const CheckpointHeader& header, const st
 
 DecodedHeader decode_header(const unsigned char* bytes, const std::string& path, std::uint64_t actual_size) {
   const ConstBytes h(bytes, kCheckpointHeaderBytes);
+  // (Every checkpoint version kept this checksum here, so an old file is named by its version.)
   if (get_at<std::uint64_t>(h, kHeaderSumAt) != fnv1a(h.data(), kHeaderSumAt)) throw corrupt(path, "header checksum mismatch");
-  const auto version = get_at<std::uint32_t>(h, 8);
-  if (version < kOldestVersion || version > kVersion)
-    throw InputError(path, 0, "checkpoint format version " + number_text(version) + " is not supported (this build reads " +
-                                  number_text(kOldestVersion) + " to " + number_text(kVersion) + ")");
+  require_format_version(path, "checkpoint", get_at<std::uint32_t>(h, 8));
   DecodedHeader d;
   CheckpointHeader& out = d.header;
   LabelMap::Kind& labels = d.labels;
-  if (!LabelMap::kind_from_code(get_at<std::uint32_t>(h, 12), labels)) throw corrupt(path, "unknown label map code");
-  d.version = version;
-  const auto dim = get_at<std::uint64_t>(h, 16), classes = get_at<std::uint64_t>(h, 24);
+  if (!LabelMap::kind_from_code(get_at<std::uint32_t>(h, kLabelMapAt), labels)) throw corrupt(path, "unknown label map code");
+  const auto dim = get_at<std::uint64_t>(h, kDimAt), classes = get_at<std::uint64_t>(h, kClassesAt);
   if (dim == 0 || dim > (std::uint64_t{1} << 50) || classes == 0 || classes > (1u << 20))
     throw corrupt(path, "bad dimensions d = " + number_text(dim) + ", K = " + number_text(classes));
   out.dim = static_cast<index_t>(dim);
@@ -171,45 +216,31 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   LearnerSpec& s = out.spec;
   s.algorithm = get_name(h, kAlgorithmAt, kNameBytes);
   const std::string loss_name = get_name(h, kLossAt, kNameBytes);
-  const std::string schedule = get_name(h, kScheduleAt, kNameBytes);
-  if (s.algorithm.empty() || loss_name.empty() || schedule.empty())
-    throw corrupt(path, "bad algorithm, loss or schedule name");
-  try {
-    s.eta_schedule = from_string<EtaSchedule>(schedule);
-  } catch (const InvalidArgument&) {
-    throw corrupt(path, "bad algorithm, loss or schedule name");
-  }
-  const auto ell = get_at<std::uint64_t>(h, kSpecAt);
-  if ((ell == 0 && version < 3) || ell > (std::uint64_t{1} << 40)) throw corrupt(path, "bad ell = " + number_text(ell));
-  s.ell = static_cast<index_t>(ell);
-  double* reals[5] = {&s.eta, &s.delta, &s.alpha0, &s.C, &s.sigma};
-  for (std::size_t i = 0; i < 5; ++i) *reals[i] = get_at<double>(h, kSpecAt + 8 + 8 * i);
-  s.seed = get_at<std::uint64_t>(h, kSpecAt + 48);
-  const std::uint64_t form = version < 3 ? get_at<std::uint64_t>(h, kFormAt) : get_at<std::uint32_t>(h, kFormAt);
-  if (form > static_cast<std::uint64_t>(FormChoice::sparse)) throw corrupt(path, "bad form code " + number_text(form));
-  s.form = static_cast<FormChoice>(form);
-  if (version >= 3) {
-    d.extension = get_at<std::uint32_t>(h, kExtensionAt);
-    const std::size_t run_bytes = version < kVersion ? 0 : kRunExtensionBytes + 8 * LabelMap::kMaxValues;
-    if (d.extension < kExtensionFixedBytes + 8 || d.extension % 8 != 0 ||
-        d.extension > kExtensionFixedBytes + 8 * kMaxOjaGamma + 8 + run_bytes)
-      throw corrupt(path, "bad spec extension size " + number_text(d.extension));
-  }
+  if (s.algorithm.empty() || loss_name.empty()) throw corrupt(path, "bad algorithm or loss name");
+  d.label_values = get_at<std::uint64_t>(h, kLabelValuesAt);
+  d.spec_text = get_at<std::uint64_t>(h, kSpecTextAt);
+  if (d.label_values > LabelMap::kMaxValues || d.spec_text % 8 != 0 || d.spec_text > kMaxSpecText)
+    throw corrupt(path, "bad spec block: " + number_text(d.spec_text) + " bytes of text, " +
+                            number_text(d.label_values) + " label values");
+  if (listed(labels) != (d.label_values > 0))
+    throw corrupt(path, "the label map code and its label values do not agree");
+  d.block = d.spec_text + 8 * d.label_values + 8;
   try {
     s.loss = from_string<LossKind>(loss_name);
     const Loss loss(s.loss, std::max(out.classes, 2));
     if (loss.outputs() != out.classes) throw InvalidArgument("K");
     if (loss.kind() == LossKind::softmax) s.classes = out.classes;
-    if (listed(labels) && version < kVersion) throw InvalidArgument("label values");
-    // A listed map's values are in the extension (decode_extension); until then, the loss's own map.
+    // A listed map's values are in the spec block (decode_spec_block); until then, the loss's own map.
     out.run.labels = listed(labels) ? LabelMap::of_loss(loss) : LabelMap(labels, std::max(out.classes, 2));
     if (!out.run.labels.fits(loss)) throw InvalidArgument("label map");
   } catch (const InvalidArgument&) {
     throw corrupt(path, "the loss '" + loss_name + "', K = " + number_text(classes) + " and the label map do not fit");
   }
   out.ranks = static_cast<int>(std::min<std::uint64_t>(get_at<std::uint64_t>(h, kRanksAt), 1u << 30));
+  out.run.bias = get_at<double>(h, kBiasAt);
+  if (!std::isfinite(out.run.bias) || out.run.bias < 0.0 || (out.run.bias > 0.0 && dim < 2)) throw corrupt(path, "bad bias");
   TrainingState& t = out.run.state;
-  const auto pass = get_at<std::uint64_t>(h, kStateAt), flags = get_at<std::uint64_t>(h, kStateAt + 48);
+  const auto pass = get_at<std::uint64_t>(h, kStateAt), flags = get_at<std::uint64_t>(h, kFlagsAt);
   const auto passes = get_at<std::uint64_t>(h, kPassesAt);
   const std::uint64_t limit = std::uint64_t{1} << 62;
   const auto position = get_at<std::uint64_t>(h, kStateAt + 8), examples = get_at<std::uint64_t>(h, kStateAt + 16),
@@ -230,11 +261,13 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   bool name_ok = false;
   out.run.data_name = get_data_name(h, name_ok);
   if (!name_ok) throw corrupt(path, "bad data name");
+  if (!std::all_of(h.begin() + kZeroAt, h.begin() + kHeaderSumAt, [](unsigned char c) { return c == 0; }))
+    throw corrupt(path, "nonzero reserved bytes");
   d.fields = get_at<std::uint64_t>(h, kFieldsAt);
   d.size = get_at<std::uint64_t>(h, kSizeAt);
   d.table_sum = get_at<std::uint64_t>(h, kTableSumAt);
   if (d.fields == 0 || d.fields > kMaxFields) throw corrupt(path, "bad field count " + number_text(d.fields));
-  if (d.size != actual_size || d.size < kCheckpointHeaderBytes + d.extension)
+  if (d.size != actual_size || d.size < kCheckpointHeaderBytes + d.block + kCheckpointEntryBytes * d.fields)
     throw InputError(path, 0, std::string(actual_size < d.size ? "truncated" : "corrupt") + " checkpoint file: " +
                                   number_text(actual_size) + " bytes, the header says " + number_text(d.size));
   // Every learner keeps d × K weights (or their lazy part) as a block: a file too small for them
@@ -246,39 +279,22 @@ DecodedHeader decode_header(const unsigned char* bytes, const std::string& path,
   return d;
 }
 
-void decode_extension(const unsigned char* bytes, DecodedHeader& decoded, const std::string& path) {
-  const auto n = static_cast<std::size_t>(decoded.extension);
+void decode_spec_block(const unsigned char* bytes, DecodedHeader& decoded, const std::string& path) {
+  const auto n = static_cast<std::size_t>(decoded.block), text_bytes = static_cast<std::size_t>(decoded.spec_text);
   const ConstBytes x(bytes, n);
-  if (get_at<std::uint64_t>(x, n - 8) != fnv1a(x.data(), n - 8)) throw corrupt(path, "spec extension checksum mismatch");
-  LearnerSpec& s = decoded.header.spec;
-  s.lambda1 = get_at<double>(x, 0);
-  s.lambda2 = get_at<double>(x, 8);
-  s.tau = get_at<double>(x, 16);
-  const auto flags = get_at<std::uint64_t>(x, 24), grid_rows = get_at<std::uint64_t>(x, 32);
-  const auto gammas = get_at<std::uint64_t>(x, 40);
-  const std::size_t run_at = kExtensionFixedBytes + 8 * static_cast<std::size_t>(std::min<std::uint64_t>(gammas, kMaxOjaGamma));
-  const bool has_run = decoded.version >= kVersion;
-  const std::uint64_t values = has_run && run_at + kRunExtensionBytes + 8 <= n ? get_at<std::uint64_t>(x, run_at + 8) : 0;
-  if (flags > 1 || grid_rows > (1u << 30) || gammas > kMaxOjaGamma || values > LabelMap::kMaxValues ||
-      run_at + (has_run ? kRunExtensionBytes + 8 * values : 0) + 8 != n)
-    throw corrupt(path, "bad spec extension");
-  s.diag_rescale = flags == 1;
-  s.grid_rows = static_cast<int>(grid_rows);
-  s.oja_gamma.resize(static_cast<std::size_t>(gammas));
-  for (std::size_t i = 0; i < s.oja_gamma.size(); ++i) s.oja_gamma[i] = get_at<double>(x, kExtensionFixedBytes + 8 * i);
-  if (!has_run) return;
-  CheckpointRun& run = decoded.header.run;
-  run.bias = get_at<double>(x, run_at);
-  std::vector<double> v(static_cast<std::size_t>(values));
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = get_at<double>(x, run_at + kRunExtensionBytes + 8 * i);
-  if (!std::isfinite(run.bias) || run.bias < 0.0 || (run.bias > 0.0 && decoded.header.dim < 2))
-    throw corrupt(path, "bad bias");
-  if (listed(decoded.labels) != !v.empty()) throw corrupt(path, "the label map code and its label values do not agree");
+  if (get_at<std::uint64_t>(x, n - 8) != fnv1a(x.data(), n - 8)) throw corrupt(path, "spec block checksum mismatch");
+  const char* text = reinterpret_cast<const char*>(bytes);
+  const std::size_t length = static_cast<std::size_t>(std::find(text, text + text_bytes, '\0') - text);
+  if (padded(length) != text_bytes || !std::all_of(text + length, text + text_bytes, [](char c) { return c == '\0'; }))
+    throw corrupt(path, "bad hyperparameter text");
+  decode_spec_text(std::string_view(text, length), decoded.header.spec, path);
+  std::vector<double> v(static_cast<std::size_t>(decoded.label_values));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = get_at<double>(x, text_bytes + 8 * i);
   if (v.empty()) return;
   try {
     const LabelMap labels(decoded.labels, std::move(v));
-    if (!labels.fits(Loss(s.loss, std::max(decoded.header.classes, 2)))) throw InvalidArgument("label map");
-    run.labels = labels;
+    if (!labels.fits(Loss(decoded.header.spec.loss, std::max(decoded.header.classes, 2)))) throw InvalidArgument("label map");
+    decoded.header.run.labels = labels;
   } catch (const InvalidArgument&) {
     throw corrupt(path, "bad label values");
   }

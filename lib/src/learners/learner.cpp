@@ -1,11 +1,13 @@
 #include "adasketch/learners/learner.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -46,6 +48,48 @@ std::string hyperparameter_text(const std::vector<double>& values) {
     append_number_text(out, v);
   }
   return out;
+}
+
+namespace {
+
+template <class T>
+bool parse_number(std::string_view text, T& value) {
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, value);
+  return ec == std::errc() && at == end;
+}
+
+template <class Enum>
+bool parse_choice(std::string_view text, Enum& value) {
+  try {
+    value = from_string<Enum>(text);
+    return true;
+  } catch (const InvalidArgument&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+bool parse_hyperparameter(std::string_view text, double& value) { return parse_number(text, value); }
+bool parse_hyperparameter(std::string_view text, index_t& value) { return parse_number(text, value); }
+bool parse_hyperparameter(std::string_view text, int& value) { return parse_number(text, value); }
+bool parse_hyperparameter(std::string_view text, std::uint64_t& value) { return parse_number(text, value); }
+bool parse_hyperparameter(std::string_view text, bool& value) {
+  value = text == "true";
+  return value || text == "false";
+}
+bool parse_hyperparameter(std::string_view text, EtaSchedule& value) { return parse_choice(text, value); }
+bool parse_hyperparameter(std::string_view text, FormChoice& value) { return parse_choice(text, value); }
+bool parse_hyperparameter(std::string_view text, std::vector<double>& values) {
+  values.clear();
+  if (text.empty()) return true;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (!parse_number(text.substr(at, comma - at), values.emplace_back())) return false;
+    if (comma == text.size()) return true;
+    at = comma + 1;
+  }
 }
 
 double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept {

@@ -2,7 +2,7 @@
 // Checkpoint files: the complete state of a learner (Learner::state_fields) and of its training run
 // (TrainingState), written atomically with MPI-IO and readable at any rank count.
 //
-// The file format: docs/formats.md, "Checkpoint files" (this build also reads version 2 files).
+// The file format: docs/formats.md, "Checkpoint files" (one version; files of another are refused).
 //
 // Writing: the learner's checkpoint hook first copies state it keeps in another layout into its
 // staged fields (an exact learner's d×d matrix, by feature rows); every rank writes its blocks

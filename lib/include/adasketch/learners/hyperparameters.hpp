@@ -6,7 +6,7 @@
 //   kind        number, choice (an enum named by to_string/from_string), flag (a switch) or list
 //               (comma-separated numbers)
 //   type        its C++ type
-//   member      its LearnerSpec field, the Python keyword and the checkpoint's field name
+//   member      its LearnerSpec field, the Python keyword and its name in a checkpoint's spec block
 //   option      `adasketch train --OPTION` and its config-file key
 //   value       its default (the options structs read it through adasketch/learners/defaults.hpp)
 //   role        learner (part of what a checkpoint must match) or layout (how a run is laid out,
@@ -15,11 +15,11 @@
 //   range       the values the learners accept
 //   symbol      its symbol in the papers
 //   help        one line of what it does, and which learners read it
-// From it derive LearnerSpec and its defaults, `train`'s options, --help, config keys, reading a
-// checkpoint's options back as defaults, spec_differences, the options line of `train`, the Python
-// keywords and the C API's conversions. Adding a hyperparameter also takes, for now, its field in
-// adasketch.h's adasketch_spec and the Fortran module, the checkpoint and model headers, and the
-// family's options struct and mapping (docs/design.md §2, "One table").
+// From it derive LearnerSpec and its defaults, `train`'s options, --help, config keys, a
+// checkpoint's spec block and reading its options back as defaults, spec_differences, the options
+// line of `train`, the Python keywords and the C API's conversions. Adding a hyperparameter also
+// takes, for now, its field in adasketch.h's adasketch_spec and the Fortran module, and the family's
+// options struct and mapping (docs/design.md §2, "One table").
 #include <string_view>
 
 #define ADASKETCH_HYPERPARAMETERS(X)                                                                                  \

@@ -65,6 +65,18 @@ std::string hyperparameter_text(EtaSchedule value);
 std::string hyperparameter_text(FormChoice value);
 std::string hyperparameter_text(const std::vector<double>& values);
 
+/// The inverse of hyperparameter_text: sets `value` from `text` and returns true, or returns false
+/// (value unspecified) when `text` is not a value of its type (checkpoint files keep their
+/// hyperparameters as text; docs/formats.md).
+bool parse_hyperparameter(std::string_view text, double& value);
+bool parse_hyperparameter(std::string_view text, index_t& value);
+bool parse_hyperparameter(std::string_view text, int& value);
+bool parse_hyperparameter(std::string_view text, std::uint64_t& value);
+bool parse_hyperparameter(std::string_view text, bool& value);
+bool parse_hyperparameter(std::string_view text, EtaSchedule& value);
+bool parse_hyperparameter(std::string_view text, FormChoice& value);
+bool parse_hyperparameter(std::string_view text, std::vector<double>& values);
+
 /// What one step observed, before its update (progressive validation).
 struct StepResult {
   double loss = 0.0;     ///< ℓ_t(w_t) on this example
