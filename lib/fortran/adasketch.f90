@@ -19,31 +19,14 @@ module adasketch
             adasketch_step_sparse, adasketch_predict_dense, adasketch_weights, adasketch_save_model, &
             adasketch_save_checkpoint, adasketch_load_checkpoint, adasketch_steps, adasketch_last_error
 
-  ! The C adasketch_spec (same layout).
-  type, bind(c) :: c_spec
-    type(c_ptr) :: algorithm, loss
-    integer(c_int) :: classes
-    integer(c_int64_t) :: ell
-    real(c_double) :: eta, delta, alpha0, c, sigma
-    type(c_ptr) :: eta_schedule
-    integer(c_int64_t) :: seed
-    type(c_ptr) :: form
-    real(c_double) :: lambda1, lambda2, tau
-    integer(c_int) :: diag_rescale, grid_rows
-    integer(c_int64_t) :: oja_gamma_count
-    type(c_ptr) :: oja_gamma
-  end type c_spec
-
   interface
-    subroutine c_spec_defaults(spec) bind(c, name="adasketch_spec_defaults")
-      import :: c_spec
-      type(c_spec), intent(out) :: spec
-    end subroutine
-    function c_create_f(comm, dim, spec, learner) bind(c, name="adasketch_learner_create_f") result(s)
-      import :: c_int, c_int64_t, c_spec, c_ptr
+    function c_create_settings_f(comm, dim, algorithm, loss, settings, learner) &
+        bind(c, name="adasketch_learner_create_settings_f") result(s)
+      import :: c_int, c_int64_t, c_char, c_ptr
       integer(c_int), value :: comm
       integer(c_int64_t), value :: dim
-      type(c_spec), intent(in) :: spec
+      character(kind=c_char), intent(in) :: algorithm(*), settings(*)
+      type(c_ptr), value :: loss
       type(c_ptr), intent(out) :: learner
       integer(c_int) :: s
     end function
@@ -139,41 +122,56 @@ contains
     out(len_trim(text) + 1) = c_null_char
   end function c_string
 
+  ! A real as text that reads back to the same value (17 significant digits).
+  function real_text(x) result(text)
+    real(c_double), intent(in) :: x
+    character(len=:), allocatable :: text
+    character(len=32) :: buffer
+    write (buffer, '(ES25.17E3)') x
+    text = trim(adjustl(buffer))
+  end function real_text
+
+  function integer_text(n) result(text)
+    integer(c_int64_t), intent(in) :: n
+    character(len=:), allocatable :: text
+    character(len=24) :: buffer
+    write (buffer, '(I0)') n
+    text = trim(buffer)
+  end function integer_text
+
   ! Collective. A learner by its algorithm name (as `adasketch train --algo`) over dim features split
-  ! uniformly over comm's ranks; the other hyperparameters are the library's defaults unless given.
+  ! uniformly over comm's ranks; the other hyperparameters are the library's defaults unless given,
+  ! as arguments or by name in `settings`: blank-separated member=value pairs, members and values as
+  ! adasketch_learner_create_settings takes them (adasketch.h), e.g. 'delta=0.5 eta_schedule=inv-t'.
   subroutine adasketch_create(learner, comm, dim, algorithm, status, loss, ell, eta, alpha0, form, lambda1, lambda2, &
-                              diag_rescale)
+                              diag_rescale, settings)
     type(adasketch_learner), intent(out) :: learner
     integer, intent(in) :: comm
     integer(c_int64_t), intent(in) :: dim
     character(len=*), intent(in) :: algorithm
     integer, intent(out) :: status
-    character(len=*), intent(in), optional :: loss, form
+    character(len=*), intent(in), optional :: loss, form, settings
     integer(c_int64_t), intent(in), optional :: ell
     real(c_double), intent(in), optional :: eta, alpha0, lambda1, lambda2
     logical, intent(in), optional :: diag_rescale
-    type(c_spec) :: spec
-    character(kind=c_char), allocatable, target :: c_algorithm(:), c_loss(:), c_form(:)
-    call c_spec_defaults(spec)
-    c_algorithm = c_string(algorithm)
-    spec%algorithm = c_loc(c_algorithm)
+    character(len=:), allocatable :: text
+    character(kind=c_char), allocatable, target :: c_loss(:)
+    type(c_ptr) :: loss_ptr
+    text = ''
+    if (present(form)) text = text // ' form=' // trim(form)
+    if (present(ell)) text = text // ' ell=' // integer_text(ell)
+    if (present(eta)) text = text // ' eta=' // real_text(eta)
+    if (present(alpha0)) text = text // ' alpha0=' // real_text(alpha0)
+    if (present(lambda1)) text = text // ' lambda1=' // real_text(lambda1)
+    if (present(lambda2)) text = text // ' lambda2=' // real_text(lambda2)
+    if (present(diag_rescale)) text = text // merge(' diag_rescale=true ', ' diag_rescale=false', diag_rescale)
+    if (present(settings)) text = text // ' ' // settings
+    loss_ptr = c_null_ptr
     if (present(loss)) then
       c_loss = c_string(loss)
-      spec%loss = c_loc(c_loss)
+      loss_ptr = c_loc(c_loss)
     end if
-    if (present(form)) then
-      c_form = c_string(form)
-      spec%form = c_loc(c_form)
-    end if
-    if (present(ell)) spec%ell = ell
-    if (present(eta)) spec%eta = eta
-    if (present(alpha0)) spec%alpha0 = alpha0
-    if (present(lambda1)) spec%lambda1 = lambda1
-    if (present(lambda2)) spec%lambda2 = lambda2
-    if (present(diag_rescale)) then
-      if (diag_rescale) spec%diag_rescale = 1
-    end if
-    status = c_create_f(int(comm, c_int), dim, spec, learner%handle)  ! the strings are copied
+    status = c_create_settings_f(int(comm, c_int), dim, c_string(algorithm), loss_ptr, c_string(text), learner%handle)
   end subroutine adasketch_create
 
   subroutine adasketch_free(learner)

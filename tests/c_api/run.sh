@@ -29,4 +29,21 @@ for algorithm in "${algorithms[@]}"; do
     fi
   done
 done
+# Hyperparameters by name (the C and Fortran settings text) against the same CLI options.
+settings_cases=("ada-fd|eta=0.25 delta=0.5 lambda2=0.001|--eta 0.25 --delta 0.5 --lambda2 0.001"
+  "fast-rfd-son|alpha0=3 eta=0.5 eta_schedule=inv-sqrt-t|--alpha0 3 --eta 0.5 --eta-schedule inv-sqrt-t")
+for case in "${settings_cases[@]}"; do
+  IFS='|' read -r algorithm settings options <<<"$case"
+  read -ra cli_options <<<"$options"
+  mpirun_ "$adasketch" train --algo "$algorithm" --ell 6 "${cli_options[@]}" --data "$work/data.svm" \
+    --model "$work/cli.model" >/dev/null
+  for program in "$@"; do
+    name="$(basename "$program")"
+    case "$name" in *.py) continue ;; *fortran*) input="$work/data.txt" ;; *) input="$work/data.svm" ;; esac
+    mpirun_ "$program" "$input" "$algorithm" 6 "$work/$name.model" "$work/$name.ckpt" "$settings"
+    if ! cmp -s "$work/cli.model" "$work/$name.model"; then
+      echo "run.sh: $name's $algorithm model with '$settings' differs from the CLI's at $np ranks"; exit 1
+    fi
+  done
+done
 echo "run.sh: the models of $* equal the CLI's at $np ranks"

@@ -70,8 +70,8 @@ static int64_t local_entries(const row_t* r, int64_t begin, int64_t end, int64_t
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  if (argc != 6) {
-    fprintf(stderr, "usage: train_c DATA ALGORITHM ELL MODEL CHECKPOINT\n");
+  if (argc != 6 && argc != 7) {
+    fprintf(stderr, "usage: train_c DATA ALGORITHM ELL MODEL CHECKPOINT [SETTINGS]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int64_t dim = 0;
@@ -93,8 +93,25 @@ int main(int argc, char** argv) {
       strstr(adasketch_last_error(), "unknown algorithm") == NULL)
     return fail("an unknown algorithm was not refused", ADASKETCH_OK);
 
+  /* SETTINGS: the other hyperparameters by name (adasketch_learner_create_settings), "ell=ELL" first. */
+  char settings[512] = "";
+  if (argc == 7) snprintf(settings, sizeof settings, "ell=%s %s", argv[3], argv[6]);
   adasketch_learner *learner = NULL, *resumed = NULL;
-  CHECK(adasketch_learner_create(MPI_COMM_WORLD, dim, &spec, &learner));
+  if (argc == 7) {
+    /* A member the table lacks, and one given twice: a status naming it. */
+    if (adasketch_learner_create_settings(MPI_COMM_WORLD, dim, argv[2], NULL, "no_such=1", &none) !=
+            ADASKETCH_INVALID_ARGUMENT ||
+        strstr(adasketch_last_error(), "unknown hyperparameter 'no_such'") == NULL)
+      return fail("an unknown hyperparameter was not refused", ADASKETCH_OK);
+    if (adasketch_learner_create_settings(MPI_COMM_WORLD, dim, argv[2], NULL, "eta=1 eta=2", &none) !=
+            ADASKETCH_INVALID_ARGUMENT ||
+        strstr(adasketch_last_error(), "eta given twice") == NULL)
+      return fail("a hyperparameter given twice was not refused", ADASKETCH_OK);
+  }
+#define CREATE(out)                                                                                        \
+  (argc == 7 ? adasketch_learner_create_settings(MPI_COMM_WORLD, dim, argv[2], NULL, settings, (out)) \
+             : adasketch_learner_create(MPI_COMM_WORLD, dim, &spec, (out)))
+  CHECK(CREATE(&learner));
   int64_t begin, end;
   CHECK(adasketch_learner_local_range(learner, &begin, &end));
   int64_t idx[kMaxNnz];
@@ -111,7 +128,7 @@ int main(int argc, char** argv) {
 
   /* The checkpoint after n/2 examples, restored into a new learner and trained on the rest: the
    * same weights, bit for bit. */
-  CHECK(adasketch_learner_create(MPI_COMM_WORLD, dim, &spec, &resumed));
+  CHECK(CREATE(&resumed));
   CHECK(adasketch_load_checkpoint(resumed, argv[5]));
   int64_t steps = 0;
   CHECK(adasketch_learner_steps(resumed, &steps));

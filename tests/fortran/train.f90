@@ -1,14 +1,14 @@
 ! The Fortran module end to end, at any rank count: reads examples ("label nnz j1 v1 j2 v2 ...", global
 ! 1-based j, written by c_api/run.sh from the LIBSVM file), trains with adasketch_step_sparse, checks a
 ! checkpoint round trip and saves the model for run.sh to compare with the CLI's.
-! Usage: train_fortran DATA ALGORITHM ELL MODEL CHECKPOINT
+! Usage: train_fortran DATA ALGORITHM ELL MODEL CHECKPOINT [SETTINGS]  (SETTINGS: adasketch_create's)
 program train_fortran
   use, intrinsic :: iso_c_binding, only: c_int64_t, c_double
   use mpi
   use adasketch
   implicit none
   integer, parameter :: max_rows = 4096, max_nnz = 256
-  character(len=512) :: data, algorithm, ell_text, model, checkpoint
+  character(len=512) :: data, algorithm, ell_text, model, checkpoint, settings
   real(c_double) :: labels(max_rows), values(max_nnz, max_rows), v(max_nnz)
   integer(c_int64_t) :: indices(max_nnz, max_rows), idx(max_nnz), dim, lo, hi, ell, steps
   integer :: nnz(max_rows), n, i, e, k, status, ierr, rank, unit, io, differ
@@ -24,6 +24,8 @@ program train_fortran
   call get_command_argument(4, model)
   call get_command_argument(5, checkpoint)
   read (ell_text, *) ell
+  settings = ''
+  if (command_argument_count() >= 6) call get_command_argument(6, settings)
 
   open (newunit=unit, file=trim(data), status='old', action='read')
   n = 0
@@ -37,7 +39,7 @@ program train_fortran
   end do
   close (unit)
 
-  call adasketch_create(learner, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell)
+  call adasketch_create(learner, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell, settings=trim(settings))
   call check('adasketch_create')
   call adasketch_local_range(learner, lo, hi, status)
   call check('adasketch_local_range')
@@ -54,7 +56,7 @@ program train_fortran
   call check('adasketch_save_model')
 
   ! Restored from the checkpoint after n/2 examples and trained on the rest: the same weights.
-  call adasketch_create(resumed, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell)
+  call adasketch_create(resumed, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell, settings=trim(settings))
   call check('adasketch_create')
   call adasketch_load_checkpoint(resumed, trim(checkpoint), status)
   call check('adasketch_load_checkpoint')
@@ -80,6 +82,14 @@ program train_fortran
   message = adasketch_last_error()
   if (status == ADASKETCH_OK .or. index(message, 'unknown algorithm') == 0) then
     print '(a)', 'train_fortran: an unknown algorithm was not refused'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+
+  ! A hyperparameter the table lacks: a status and a message naming it.
+  call adasketch_create(resumed, MPI_COMM_WORLD, dim, trim(algorithm), status, settings='no_such=1')
+  message = adasketch_last_error()
+  if (status == ADASKETCH_OK .or. index(message, "unknown hyperparameter 'no_such'") == 0) then
+    print '(a)', 'train_fortran: an unknown hyperparameter was not refused'
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
 

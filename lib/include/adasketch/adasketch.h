@@ -17,6 +17,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "adasketch/learners/hyperparameter_table.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,25 +38,33 @@ const char* adasketch_last_error(void);
 /* "MAJOR.MINOR.PATCH". */
 const char* adasketch_version(void);
 
-/* The hyperparameters of make_learner (C++ LearnerSpec). Strings are copied by the create calls. */
+/* The hyperparameters of make_learner (C++ LearnerSpec): the algorithm (ada-diag, ada-fd, fast-ada-fd,
+ * ada-gp, ada-dp and their -da forms, fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son,
+ * comp-adagrad, comp-adagrad-da; with ScaLAPACK ada-full, ada-full-da, full-on), the loss (squared,
+ * absolute, logistic, hinge, squared-hinge, softmax), K for softmax, then one field per row of the
+ * hyperparameter table (adasketch/learners/hyperparameter_table.h: each one's meaning, range and
+ * default), in its order and named by its member: a number as its type (e.g. `double eta`), a
+ * choice as its name (e.g. `const char* form`, "auto"), a flag as an int (nonzero: on), a list as a
+ * count and its values (e.g. `int64_t oja_gamma_count; const double* oja_gamma`). Strings and lists
+ * are copied by the create calls. */
+#define ADASKETCH_SPEC_FIELD_number(type, member) type member;
+#define ADASKETCH_SPEC_FIELD_choice(type, member) const char* member;
+#define ADASKETCH_SPEC_FIELD_flag(type, member) int member;
+#define ADASKETCH_SPEC_FIELD_list(type, member) \
+  int64_t member##_count;                       \
+  const double* member;
+#define ADASKETCH_SPEC_FIELD(kind, type, member, ...) ADASKETCH_SPEC_FIELD_##kind(type, member)
 typedef struct adasketch_spec {
-  const char* algorithm;    /* ada-diag, ada-fd, fast-ada-fd, ada-gp, ada-dp (and -da forms), fd-son,
-                               fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son, comp-adagrad,
-                               comp-adagrad-da; with ScaLAPACK ada-full, ada-full-da, full-on */
-  const char* loss;         /* squared, absolute, logistic, hinge, squared-hinge, softmax */
-  int classes;              /* K for softmax */
-  int64_t ell;              /* sketch size */
-  double eta, delta, alpha0, C, sigma;
-  const char* eta_schedule; /* constant, inv-t, inv-sqrt-t */
-  uint64_t seed;
-  const char* form;         /* auto, dense, sparse */
-  double lambda1, lambda2;  /* composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family, comp-adagrad) */
-  double tau;               /* comp-adagrad τ */
-  int diag_rescale;         /* SON variants: nonzero feeds D_t^{-1/2}x_t (SON §5.2) */
-  int grid_rows;            /* exact learners: ScaLAPACK grid rows (0: the most nearly square) */
-  int64_t oja_gamma_count;  /* oja-son Γ_t = diag(γ)/t: 0 (I/t), 1 or ℓ values at oja_gamma (copied) */
-  const double* oja_gamma;
+  const char* algorithm;
+  const char* loss;
+  int classes;
+  ADASKETCH_HYPERPARAMETERS(ADASKETCH_SPEC_FIELD)
 } adasketch_spec;
+#undef ADASKETCH_SPEC_FIELD
+#undef ADASKETCH_SPEC_FIELD_list
+#undef ADASKETCH_SPEC_FIELD_flag
+#undef ADASKETCH_SPEC_FIELD_choice
+#undef ADASKETCH_SPEC_FIELD_number
 
 /* The library's defaults (the same as the C++ options structs and `adasketch train`). */
 void adasketch_spec_defaults(adasketch_spec* spec);
@@ -72,6 +82,17 @@ adasketch_status adasketch_learner_create_f(MPI_Fint comm, int64_t dim, const ad
                                             adasketch_learner** learner);
 adasketch_status adasketch_learner_create_local_f(MPI_Fint comm, int64_t local_dim, const adasketch_spec* spec,
                                                   adasketch_learner** learner);
+/* Collective. The same with the hyperparameters as text: `settings` holds member=value pairs
+ * separated by blanks (members as in adasketch_spec, and classes; values as `adasketch train` writes
+ * them, e.g. "ell=20 eta=0.5 eta_schedule=inv-t diag_rescale=true oja_gamma=1,0.5") over the
+ * defaults; loss NULL is the default loss, settings NULL or "" keeps every default. An unknown
+ * member, a member given twice or a value not of its type is ADASKETCH_INVALID_ARGUMENT. The Fortran
+ * module creates its learners with it. */
+adasketch_status adasketch_learner_create_settings(MPI_Comm comm, int64_t dim, const char* algorithm, const char* loss,
+                                                   const char* settings, adasketch_learner** learner);
+adasketch_status adasketch_learner_create_settings_f(MPI_Fint comm, int64_t dim, const char* algorithm,
+                                                     const char* loss, const char* settings,
+                                                     adasketch_learner** learner);
 /* Local. Frees the learner (NULL is allowed). */
 void adasketch_learner_free(adasketch_learner* learner);
 

@@ -2,11 +2,13 @@
 // thread-local message.
 #include "adasketch/adasketch.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <new>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -121,6 +123,32 @@ adasketch_status create(MPI_Comm comm, bool local, int64_t size, const adasketch
   });
 }
 
+// `algorithm`, `loss` (NULL: the default) and the blank-separated member=value pairs of `settings`
+// over LearnerSpec's defaults.
+LearnerSpec settings_spec(const char* algorithm, const char* loss, const char* settings) {
+  require_pointer(algorithm, "algorithm");
+  LearnerSpec spec;
+  spec.algorithm = algorithm;
+  if (loss != nullptr) spec.loss = from_string<LossKind>(loss);
+  std::vector<std::string_view> given;
+  for (std::string_view text = settings != nullptr ? settings : ""; !text.empty();) {
+    const std::size_t begin = text.find_first_not_of(" \t\n");
+    if (begin == std::string_view::npos) break;
+    text.remove_prefix(begin);
+    const std::string_view pair = text.substr(0, text.find_first_of(" \t\n"));
+    text.remove_prefix(pair.size());
+    const std::size_t equals = pair.find('=');
+    if (equals == std::string_view::npos)
+      throw InvalidArgument("settings: '" + std::string(pair) + "' is not member=value");
+    const std::string_view member = pair.substr(0, equals);
+    if (std::find(given.begin(), given.end(), member) != given.end())
+      throw InvalidArgument("settings: hyperparameter " + std::string(member) + " given twice");
+    given.push_back(member);
+    set_hyperparameter(spec, member, pair.substr(equals + 1));
+  }
+  return spec;
+}
+
 std::size_t local_size(const adasketch_learner* l) { return static_cast<std::size_t>(l->learner->local_dim()); }
 
 LocalRow sparse_row(int64_t nnz, const int64_t* indices, const double* values) {
@@ -184,6 +212,21 @@ adasketch_status adasketch_learner_create_f(MPI_Fint comm, int64_t dim, const ad
 adasketch_status adasketch_learner_create_local_f(MPI_Fint comm, int64_t local_dim, const adasketch_spec* spec,
                                                   adasketch_learner** learner) {
   return adasketch_learner_create_local(MPI_Comm_f2c(comm), local_dim, spec, learner);
+}
+
+adasketch_status adasketch_learner_create_settings(MPI_Comm comm, int64_t dim, const char* algorithm, const char* loss,
+                                                   const char* settings, adasketch_learner** learner) {
+  return guarded([&] {
+    require_pointer(learner, "learner");
+    *learner = nullptr;
+    Communicator c(comm);
+    *learner = new adasketch_learner{c, make_learner(c, dim, settings_spec(algorithm, loss, settings))};
+  });
+}
+
+adasketch_status adasketch_learner_create_settings_f(MPI_Fint comm, int64_t dim, const char* algorithm, const char* loss,
+                                                     const char* settings, adasketch_learner** learner) {
+  return adasketch_learner_create_settings(MPI_Comm_f2c(comm), dim, algorithm, loss, settings, learner);
 }
 
 void adasketch_learner_free(adasketch_learner* learner) { delete learner; }

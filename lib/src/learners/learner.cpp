@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "adasketch/error.hpp"
@@ -90,6 +91,29 @@ bool parse_hyperparameter(std::string_view text, std::vector<double>& values) {
     if (comma == text.size()) return true;
     at = comma + 1;
   }
+}
+
+void set_hyperparameter(LearnerSpec& spec, std::string_view member, std::string_view value) {
+  const auto bad = [&] {
+    return InvalidArgument("hyperparameter " + std::string(member) + ": '" + std::string(value) + "' is not a value of it");
+  };
+  if (member == "classes") {
+    if (!parse_hyperparameter(value, spec.classes)) throw bad();
+    return;
+  }
+  bool known = false;
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, auto& field) {
+        if (h.member != member) return;
+        known = true;
+        if (!parse_hyperparameter(value, field)) throw bad();
+      },
+      spec);
+  if (known) return;
+  std::string names = "classes";
+  for_each_hyperparameter([&](const HyperparameterInfo& h, const auto&) { names.append(", ").append(h.member); },
+                          std::as_const(spec));
+  throw InvalidArgument("unknown hyperparameter '" + std::string(member) + "' (expected one of " + names + ")");
 }
 
 double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept {

@@ -1,56 +1,13 @@
 #pragma once
-// The learners' hyperparameters, each declared once (issue 24; docs/design.md §2, "One table").
-//
-// ADASKETCH_HYPERPARAMETERS(X) calls X once per hyperparameter, in the order reports and messages
-// list them, with the columns
-//   kind        number, choice (an enum named by to_string/from_string), flag (a switch) or list
-//               (comma-separated numbers)
-//   type        its C++ type
-//   member      its LearnerSpec field, the Python keyword and its name in a checkpoint's spec block
-//   option      `adasketch train --OPTION` and its config-file key
-//   value       its default (the options structs read it through adasketch/learners/defaults.hpp)
-//   role        learner (part of what a checkpoint must match) or layout (how a run is laid out,
-//               free to change on resume)
-//   value_name  the placeholder of --help
-//   range       the values the learners accept
-//   symbol      its symbol in the papers
-//   help        one line of what it does, and which learners read it
-// From it derive LearnerSpec and its defaults, `train`'s options, --help, config keys, a
+// The C++ side of the hyperparameter table (adasketch/learners/hyperparameter_table.h, which
+// declares each hyperparameter once): its rows as HyperparameterInfo, and for_each_hyperparameter.
+// From the table derive LearnerSpec and its defaults, `train`'s options, --help, config keys, a
 // checkpoint's spec block and reading its options back as defaults, spec_differences, the options
-// line of `train`, the Python keywords and the C API's conversions. Adding a hyperparameter also
-// takes, for now, its field in adasketch.h's adasketch_spec and the Fortran module, and the family's
-// options struct and mapping (docs/design.md §2, "One table").
+// line of `train`, the Python keywords, the C adasketch_spec and its conversions, and the settings
+// text of the C and Fortran interfaces.
 #include <string_view>
 
-#define ADASKETCH_HYPERPARAMETERS(X)                                                                                  \
-  X(number, index_t, ell, "ell", 10, learner, "N", ">= 0", "ℓ (τ in the AdaGrad papers, m in SON)",                    \
-    "sketch size ℓ (sketched learners; comp-adagrad: the SRHT's k; 0: no sketch, for the SON variants plain ONS "      \
-    "with α and for comp-adagrad the diagonal block alone)")                                                           \
-  X(number, double, eta, "eta", 0.1, learner, "ETA", "> 0 (AdaGrad), >= 0 (SON)", "η",                                 \
-    "AdaGrad step size η; SON: scale of the η_t schedule")                                                             \
-  X(number, double, delta, "delta", 1.0, learner, "DELTA", "> 0", "δ (σ in the ADA-GP/DP paper)",                      \
-    "AdaGrad δ (σ in the ADA-GP/DP paper)")                                                                            \
-  X(number, double, alpha0, "alpha0", 1.0, learner, "A", "> 0 (0: pseudo-inverse for fd, fast-fd, rp)", "α, α₀",      \
-    "SON α; RFD-SON α₀")                                                                                               \
-  X(number, double, C, "C", 1.0, learner, "C", "> 0", "C", "SON projection radius: K_t = {w : |wᵀx_t| ≤ C}")           \
-  X(number, double, sigma, "sigma", 0.0, learner, "SIGMA", ">= 0", "σ", "SON curvature σ_t (constant)")               \
-  X(choice, EtaSchedule, eta_schedule, "eta-schedule", EtaSchedule::constant, learner, "S",                            \
-    "constant, inv-t, inv-sqrt-t", "η_t", "SON η_t: constant (η), inv-t (η/t) or inv-sqrt-t (η/√t)")                  \
-  X(number, std::uint64_t, seed, "seed", 1, learner, "S", "any", "", "random seed of the rp sketch")                   \
-  X(choice, FormChoice, form, "form", FormChoice::automatic, learner, "F", "auto, dense, sparse", "",                  \
-    "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)")         \
-  X(number, double, lambda1, "lambda1", 0.0, learner, "L1", ">= 0", "λ₁",                                              \
-    "ℓ1 weight λ₁ ≥ 0 of the composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family, comp-adagrad)")                      \
-  X(number, double, lambda2, "lambda2", 0.0, learner, "L2", ">= 0", "λ₂", "ℓ2 weight λ₂ ≥ 0 of the composite φ")       \
-  X(number, double, tau, "tau", 1.0, learner, "TAU", ">= 0", "τ",                                                      \
-    "comp-adagrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range")                         \
-  X(flag, bool, diag_rescale, "diag-rescale", false, learner, "", "on, off", "D_t",                                    \
-    "SON variants and full-on: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)")                 \
-  X(list, std::vector<double>, oja_gamma, "oja-gamma", {}, learner, "G[,G...]", "none, one or ℓ values > 0", "Γ_t",   \
-    "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)")          \
-  X(number, int, grid_rows, "grid-rows", 0, layout, "R", ">= 0, divides the rank count", "",                           \
-    "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count (0: the most "    \
-    "nearly square grid)")
+#include "adasketch/learners/hyperparameter_table.h"
 
 namespace adasketch {
 

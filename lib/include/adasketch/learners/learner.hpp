@@ -39,7 +39,7 @@ EtaSchedule from_string<EtaSchedule>(std::string_view text);
 double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept;
 
 /// What make_learner builds: the algorithm, its loss and K, and every hyperparameter a learner may
-/// take, one field per row of the hyperparameter table (adasketch/learners/hyperparameters.hpp, which
+/// take, one field per row of the hyperparameter table (adasketch/learners/hyperparameter_table.h, which
 /// gives each one's meaning, range and default); each learner documents which it reads. A sketched
 /// learner's spec() reports the form it took (dense or sparse) where `form` was automatic.
 struct LearnerSpec {
@@ -76,6 +76,11 @@ bool parse_hyperparameter(std::string_view text, bool& value);
 bool parse_hyperparameter(std::string_view text, EtaSchedule& value);
 bool parse_hyperparameter(std::string_view text, FormChoice& value);
 bool parse_hyperparameter(std::string_view text, std::vector<double>& values);
+
+/// Sets the hyperparameter `member` (its LearnerSpec field, e.g. "eta"; or "classes") of `spec` from
+/// `value`, written as hyperparameter_text writes it. Throws InvalidArgument naming the member when
+/// it is unknown or `value` is not one of its type (the learners check the range).
+void set_hyperparameter(LearnerSpec& spec, std::string_view member, std::string_view value);
 
 /// What one step observed, before its update (progressive validation).
 struct StepResult {
