@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -105,6 +106,56 @@ TEST(LearnerApi, OneSetOfDefaults) {
     EXPECT_TRUE(diffs.empty()) << algorithm << ": " << (diffs.empty() ? "" : diffs.front().field) << " differs";
     EXPECT_EQ(made->name(), learner->name());
   }
+}
+
+// Hyperparameters by name (the C and Fortran settings text, checkpoints' spec text): each written
+// value, set by its member, is the same value; other text is refused naming the member.
+TEST(LearnerApi, HyperparametersSetByName) {
+  LearnerSpec spec;
+  for (const auto& [member, text] : std::vector<std::pair<std::string, std::string>>{
+           {"ell", "7"}, {"eta", "0.25"}, {"alpha0", "1e-20"}, {"C", "-0"}, {"eta_schedule", "inv-sqrt-t"},
+           {"seed", "18446744073709551615"}, {"form", "dense"}, {"diag_rescale", "true"},
+           {"oja_gamma", "1,0.5,0.25"}, {"grid_rows", "2"}, {"classes", "5"}})
+    set_hyperparameter(spec, member, text);
+  EXPECT_EQ(spec.ell, 7);
+  EXPECT_EQ(spec.eta, 0.25);
+  EXPECT_EQ(spec.alpha0, 1e-20);
+  EXPECT_TRUE(spec.C == 0.0 && std::signbit(spec.C));
+  EXPECT_EQ(spec.eta_schedule, EtaSchedule::inv_sqrt_t);
+  EXPECT_EQ(spec.seed, UINT64_MAX);
+  EXPECT_EQ(spec.form, FormChoice::dense);
+  EXPECT_TRUE(spec.diag_rescale);
+  EXPECT_EQ(spec.oja_gamma, (std::vector<double>{1.0, 0.5, 0.25}));
+  EXPECT_EQ(spec.grid_rows, 2);
+  EXPECT_EQ(spec.classes, 5);
+  // Every row's default, written and set over those values: the defaults, bit for bit.
+  const LearnerSpec defaults;
+  LearnerSpec copy = spec;
+  copy.classes = defaults.classes;
+  for_each_hyperparameter(
+      [&](const HyperparameterInfo& h, const auto& value) {
+        set_hyperparameter(copy, h.member, hyperparameter_text(value));
+      },
+      defaults);
+  EXPECT_TRUE(spec_differences(copy, defaults).empty());
+  EXPECT_EQ(copy.grid_rows, defaults.grid_rows);  // (spec_differences skips the layout)
+  const auto message = [&](const std::string& member, const std::string& text) -> std::string {
+    try {
+      set_hyperparameter(spec, member, text);
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(message("eta", "0.1x"), "hyperparameter eta: '0.1x' is not a value of it");
+  EXPECT_EQ(message("ell", "2.5"), "hyperparameter ell: '2.5' is not a value of it");
+  EXPECT_EQ(message("grid_rows", "99999999999"), "hyperparameter grid_rows: '99999999999' is not a value of it");
+  EXPECT_EQ(message("diag_rescale", "yes"), "hyperparameter diag_rescale: 'yes' is not a value of it");
+  EXPECT_EQ(message("oja_gamma", "1,,2"), "hyperparameter oja_gamma: '1,,2' is not a value of it");
+  EXPECT_EQ(message("form", "Dense"), "hyperparameter form: 'Dense' is not a value of it");
+  EXPECT_EQ(message("eta", " 0.1"), "hyperparameter eta: ' 0.1' is not a value of it");
+  EXPECT_NE(message("etaa", "1").find("unknown hyperparameter 'etaa' (expected one of classes, ell, eta, "),
+            std::string::npos);
 }
 
 TEST(LearnerApi, PartitionFromSizes) {
