@@ -1,7 +1,7 @@
 // Seen features (adasketch/data/compact_features.hpp): the FeatureMap of a LIBSVM file against the
 // features the test wrote into it, the compact numbering at every rank count, and every learner
 // trained on the compact features against the same learner trained on all d features, on power-law
-// rows with scattered (hashed) feature indices; then the model file of compact features (format 3)
+// rows with scattered (hashed) feature indices; then the model file of compact features (its feature list)
 // and a checkpoint's flag.
 //
 // The comparison: both runs do the same floating-point operations on the same operands. A sparse

@@ -27,7 +27,7 @@ features() {
       same_number "$(json_value "$seen" $name)" "$(json_value "$all" $name)" ||
         fail "np=$np $algo: $name $(json_value "$seen" $name) (seen) ≠ $(json_value "$all" $name) (all)"
     done
-    # The model lists the kept features (format 3): 128 + 8·n·K + 16 + 8·n bytes, K = 1, no label values.
+    # The model lists the kept features: 128 + 8·n·K + 16 + 8·n bytes, K = 1, no label values.
     model_bytes=$(wc -c <"$work/$algo.model")
     [ "$model_bytes" = $((128 + 16 * kept + 16)) ] || fail "np=$np $algo: the model has $model_bytes bytes, expected $((128 + 16 * kept + 16))"
     # predict scores the original rows with it, as train scored them.

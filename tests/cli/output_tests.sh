@@ -10,13 +10,14 @@ no_temporaries() {
 }
 
 # complete_or_absent REPORT MODEL WHAT: the report is absent or valid JSON with its last member; the
-# model absent or exactly 128 + 8·123 bytes (a9a, d = 123, one output).
+# model absent or exactly 128 + 8·123 + 16 bytes (a9a, d = 123, one output, no label values; the
+# trailer: docs/formats.md).
 complete_or_absent() {
   local report=$1 model=$2 what=$3
   if [ -e "$report" ] && ! { grep -q '"nonzero_weights": ' "$report" && python3 -m json.tool "$report" >/dev/null; }; then
     fail "$what: a partial report ($(wc -c <"$report") bytes)"
   fi
-  if [ -e "$model" ] && [ "$(wc -c <"$model")" != $((128 + 8 * 123)) ]; then
+  if [ -e "$model" ] && [ "$(wc -c <"$model")" != $((128 + 8 * 123 + 16)) ]; then
     fail "$what: a partial model ($(wc -c <"$model") bytes)"
   fi
 }

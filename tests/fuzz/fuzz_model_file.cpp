@@ -3,6 +3,7 @@
 // checksum, bit 1: the header checksum, by the formulas of docs/formats.md), so that mutations also reach the
 // checks behind them. Errors must be InputErrors; a model that loads must save back to the very
 // same bytes (the format has one encoding per model).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -18,16 +19,30 @@ using fuzz::require;
 
 namespace {
 
-constexpr std::size_t kHeader = 128;
+constexpr std::size_t kHeader = 128, kTrailer = 16;
+
+std::uint64_t word_at(const std::vector<unsigned char>& file, std::size_t at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, file.data() + at, 8);
+  return v;
+}
 
 void fix_checksums(std::vector<unsigned char>& file, unsigned mode) {
   if (file.size() < kHeader) return;
-  if ((mode & 1) != 0) {  // of the weights present
-    const std::uint64_t sum = fuzz::word_checksum(file.data() + kHeader, (file.size() - kHeader) / 8);
+  // W: the header's d·K words, or the words present when the file is shorter.
+  const std::uint64_t d = word_at(file, 16), K = word_at(file, 24), L = word_at(file, 96);
+  const std::uint64_t present = (file.size() - kHeader) / 8;
+  const std::uint64_t words = K != 0 && d <= present / K ? d * K : present;
+  if ((mode & 1) != 0) {  // of W
+    const std::uint64_t sum = fuzz::word_checksum(file.data() + kHeader, words);
     std::memcpy(file.data() + 112, &sum, 8);
   }
-  if ((mode & 2) != 0) {  // of bytes 0..119
-    const std::uint64_t h = fuzz::fnv1a(file.data(), 0, 120);
+  if ((mode & 2) != 0) {  // of bytes 0..119, the L label values and the trailer after W (as far as present)
+    const std::size_t at = kHeader + 8 * words;
+    const std::size_t end = at + std::min<std::uint64_t>(8 * std::min(L, present) + kTrailer, file.size() - at);
+    std::vector<unsigned char> covered(file.begin(), file.begin() + 120);
+    covered.insert(covered.end(), file.begin() + static_cast<std::ptrdiff_t>(at), file.begin() + static_cast<std::ptrdiff_t>(end));
+    const std::uint64_t h = fuzz::fnv1a(covered.data(), 0, covered.size());
     std::memcpy(file.data() + 120, &h, 8);
   }
 }

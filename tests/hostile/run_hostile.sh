@@ -57,9 +57,10 @@ f64() {
 put64() { u64 "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
 # get64 FILE OFFSET: the little-endian uint64 at OFFSET (as bash's signed 64-bit integer).
 get64() { od -An -td8 -j "$2" -N 8 "$1" | tr -d ' '; }
-# fnv1a FILE FROM TO: 64-bit FNV-1a of bytes [FROM, TO) (bash's arithmetic wraps modulo 2^64).
+# fnv1a FILE FROM TO [H]: 64-bit FNV-1a of bytes [FROM, TO), continued from the hash H if given
+# (bash's arithmetic wraps modulo 2^64).
 fnv1a() {
-  local h=$((0xcbf29ce484222325)) b
+  local h=${4:-$((0xcbf29ce484222325))} b
   for b in $(od -An -v -tu1 -j "$2" -N $(($3 - $2)) "$1"); do h=$(((h ^ b) * 0x100000001b3)); done
   echo "$h"
 }
@@ -87,13 +88,16 @@ reseal_checkpoint() {
 # checkpoint_table FILE: where a checkpoint's field table starts: after the 512-byte header and the
 # spec block (S bytes of text, uint64 at 192; L label values, uint64 at 184; its checksum).
 checkpoint_table() { echo $((512 + $(get64 "$1" 192) + 8 * $(get64 "$1" 184) + 8)); }
-# reseal_model FILE: recomputes a model file's weights checksum and header checksum (docs/formats.md).
+# reseal_model FILE: recomputes a model file's weights checksum, over the n = d·K words of W, and its
+# header checksum, over bytes 0–119 then the L label values and the 16-byte trailer after W
+# (docs/formats.md).
 reseal_model() {
-  local f=$1 sum=0 e n
-  n=$((($(wc -c <"$f") - 128) / 8))
+  local f=$1 sum=0 e n tail
+  n=$(($(get64 "$f" 16) * $(get64 "$f" 24)))
+  tail=$((128 + 8 * n))
   for ((e = 0; e < n; e++)); do sum=$((sum + $(splitmix64 $(($(get64 "$f" $((128 + 8 * e))) ^ $(splitmix64 "$e")))))); done
   put64 "$f" 112 "$sum"
-  put64 "$f" 120 "$(fnv1a "$f" 0 120)"
+  put64 "$f" 120 "$(fnv1a "$f" "$tail" $((tail + 8 * $(get64 "$f" 96) + 16)) "$(fnv1a "$f" 0 120)")"
 }
 # dense MAGIC N D VALUES...: a dense binary file on stdout.
 dense() {
@@ -169,7 +173,7 @@ generate() {
   head -c 100 "$g/model.bin" >"$g/model_short_header"
   { cat "$g/model.bin"; u64 0; } >"$g/model_extra_bytes"
   cp "$g/model.bin" "$g/model_flip_weight" && flip "$g/model_flip_weight" 139
-  cp "$g/model.bin" "$g/model_flip_header" && flip "$g/model_flip_header" 17
+  cp "$g/model.bin" "$g/model_flip_header" && flip "$g/model_flip_header" 12  # the label map code
   cp "$g/model.bin" "$g/model_bad_magic" && flip "$g/model_bad_magic" 3
   : >"$g/model_empty"
   cp "$g/model.bin" "$g/model_nan_weight" && f64 nan | dd of="$g/model_nan_weight" bs=1 seek=$((128 + 8 * 2)) conv=notrunc status=none &&

@@ -26,13 +26,28 @@ static_assert(std::endian::native == std::endian::little, "the model file format
 namespace {
 
 constexpr char kMagic[8] = {'A', 'D', 'S', 'K', 'M', 'O', 'D', 'L'};
-// Version 1: no label values, no bias; 2: with them; 3: rows of compact features, with the trailer
-// (original d, the feature list's checksum) and the list after the label values.
-constexpr std::uint32_t kVersion = 2, kPlainVersion = 1, kCompactVersion = 3;
-constexpr std::size_t kTrailerBytes = 16;
-constexpr std::size_t kHeaderBytes = 128, kNameBytes = 32;
-constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kReservedAt = 96, kReservedBytes = 16;
-constexpr std::size_t kValuesAt = 96, kBiasAt = 104;  // version 2's use of the reserved bytes
+// The one layout (docs/formats.md, "Model files"), little-endian, rows of 8 bytes; the version is
+// detail::kFileFormatVersion:
+//  Adr:
+//        ||    7    |    6    |    5    |    4    |    3    |    2    |    1    |    0    |
+//  0     ||------------------------------- magic ADSKMODL --------------------------------|
+//        ||   15    |   14    |   13    |   12    |   11    |   10    |    9    |    8    |
+//  1     ||-------------- label map --------------|-------------- version 5 --------------|
+//  2     ||-------------------------------- d: rows of W ---------------------------------|
+//  3     ||------------------------------- K: columns of W -------------------------------|
+//  4-7   ||------------------------- algorithm name, NUL-padded --------------------------|
+//  8-11  ||---------------------------- loss name, NUL-padded ----------------------------|
+//  12    ||------------------------------- L: label values -------------------------------|
+//  13    ||------------------------------ bias B (float64) -------------------------------|
+//  14    ||------------------------------ weights checksum -------------------------------|
+//  15    ||------------------------------- header checksum -------------------------------|
+//  16    ||  W: d×K float64, feature-major, W[j, k] at byte 128 + 8(j·K + k)
+//  then  ||  the L label values (float64, ascending)
+//  then  ||  the trailer: D, the original d (uint64; 0: no list) | the list's checksum (uint64; 0 when D = 0)
+//  then  ||  when D > 0, the list: the n = d − [B > 0] original indices (uint64, ascending, < D) of W's rows but the bias
+// The header checksum is the FNV-1a of bytes 0–119 continued over the label values and the trailer.
+constexpr std::size_t kHeaderBytes = 128, kNameBytes = 32, kTrailerBytes = 16;
+constexpr std::size_t kAlgorithmAt = 32, kLossAt = 64, kValuesAt = 96, kBiasAt = 104;
 constexpr std::size_t kWeightsSumAt = 112, kHeaderSumAt = 120;
 using HeaderBytes = std::array<unsigned char, kHeaderBytes>;
 
@@ -62,12 +77,11 @@ void allocate_everywhere(const Communicator& comm, std::vector<double>& v, std::
   if (comm.allreduce_max(failed) != 0) throw Error("out of memory for the model weights (" + number_text(n) + " doubles per rank)");
 }
 
-// Version 3's trailer: the original d and the order-free checksum of the feature list.
+// The trailer: the original d and the order-free checksum of the feature list.
 using TrailerBytes = std::array<unsigned char, kTrailerBytes>;
 
-// The header checksum: FNV-1a of bytes 0..119, then (versions 2 and 3) of the label values' bytes,
-// then (version 3) of the trailer.
-std::uint64_t header_checksum(const HeaderBytes& h, std::span<const double> values, std::span<const unsigned char> trailer) {
+// The header checksum: FNV-1a of bytes 0..119, then of the label values' bytes and of the trailer.
+std::uint64_t header_checksum(const HeaderBytes& h, std::span<const double> values, const TrailerBytes& trailer) {
   std::vector<unsigned char> bytes(h.begin(), h.begin() + kHeaderSumAt);
   const auto* v = reinterpret_cast<const unsigned char*>(values.data());
   bytes.insert(bytes.end(), v, v + 8 * values.size());
@@ -81,55 +95,42 @@ std::uint64_t features_checksum(const Communicator& comm, std::span<const std::u
 }
 
 struct Header {
-  std::uint32_t version = 0;
   LabelMap::Kind labels = LabelMap::Kind::real;
   std::uint64_t dim = 0, classes = 0, weights_sum = 0;
   std::string algorithm, loss;
   double bias = 0.0;
-  std::uint64_t original_dim = 0, features_sum = 0;  ///< version 3
+  std::uint64_t original_dim = 0, features_sum = 0;  ///< the trailer (D = 0: no feature list)
 };
 
-// The label values of a version 2 or 3 file (L of them, after W); none for version 1; and version
-// 3's trailer after them. Collective.
-std::vector<double> read_label_values(const detail::CollectiveFile& file, const HeaderBytes& h, const std::string& path,
-                                      MPI_Offset size, TrailerBytes& trailer) {
-  const auto version = get<std::uint32_t>(h, 8);
-  if (version != kVersion && version != kCompactVersion) return {};
+// The L label values after W and the trailer after them. Collective.
+std::vector<double> read_tail(const detail::CollectiveFile& file, const HeaderBytes& h, const std::string& path,
+                              MPI_Offset size, TrailerBytes& trailer) {
   const auto count = get<std::uint64_t>(h, kValuesAt);
   const auto rows = get<std::uint64_t>(h, 16), classes = get<std::uint64_t>(h, 24);
-  const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max()) / 16;
-  const std::uint64_t tail = 8 * count + (version == kCompactVersion ? kTrailerBytes : 0);
-  if (count > LabelMap::kMaxValues || static_cast<MPI_Offset>(kHeaderBytes + tail) > size)
+  const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max());
+  if (count > LabelMap::kMaxValues)
     throw InputError(path, 0, "corrupt model file: bad number of label values " + number_text(count));
-  // Version 2: the values end the file; version 3: they follow W (whose size is checked by decode).
-  MPI_Offset at = size - static_cast<MPI_Offset>(8 * count);
-  if (version == kCompactVersion) {
-    if (classes == 0 || classes > (1u << 20) || rows > max / classes)
-      throw InputError(path, 0, "corrupt model file: bad dimensions d = " + number_text(rows) + ", K = " + number_text(classes));
-    at = static_cast<MPI_Offset>(kHeaderBytes + 8 * rows * classes);
-    if (at + static_cast<MPI_Offset>(tail) > size)
-      throw InputError(path, 0, "truncated model file: " + number_text(size) + " bytes end before its feature list");
-  }
+  // W and a feature list of at most d entries: d·(K + 1) words.
+  if (classes == 0 || classes > (1u << 20) || rows > (max - kHeaderBytes - 8 * count - kTrailerBytes) / 8 / (classes + 1))
+    throw InputError(path, 0, "corrupt model file: bad dimensions d = " + number_text(rows) + ", K = " + number_text(classes));
+  const auto at = static_cast<MPI_Offset>(kHeaderBytes + 8 * rows * classes);
+  const auto end = at + static_cast<MPI_Offset>(8 * count + kTrailerBytes);
+  if (end > size)
+    throw InputError(path, 0, "truncated model file: " + number_text(size) +
+                                  " bytes, expected at least 128 + 8·d·K + 8·L + 16 = " + number_text(end));
   std::vector<double> values(count);
   file.read_bytes(at, reinterpret_cast<unsigned char*>(values.data()), 8 * count);
-  if (version == kCompactVersion) file.read_bytes(at + static_cast<MPI_Offset>(8 * count), trailer.data(), kTrailerBytes);
+  file.read_bytes(end - static_cast<MPI_Offset>(kTrailerBytes), trailer.data(), kTrailerBytes);
   return values;
 }
 
-// Validates everything a header with the right magic can tell (against the file size too); the
-// same on every rank.
+// Validates everything the header, the label values and the trailer of a file of this version can
+// tell (against the file size too); the same on every rank.
 Header decode(const HeaderBytes& h, std::span<const double> values, const TrailerBytes& trailer, const std::string& path,
               MPI_Offset size) {
   const auto corrupt = [&](const std::string& what) { return InputError(path, 0, "corrupt model file: " + what); };
-  const auto version = get<std::uint32_t>(h, 8);
-  const bool compact = version == kCompactVersion;
-  const std::span<const unsigned char> trailer_bytes(trailer.data(), compact ? kTrailerBytes : 0);
-  if (get<std::uint64_t>(h, kHeaderSumAt) != header_checksum(h, values, trailer_bytes)) throw corrupt("header checksum mismatch");
-  if (version != kVersion && version != kPlainVersion && !compact)
-    throw InputError(path, 0, "model format version " + number_text(version) + " is not supported (this build reads " +
-                                  number_text(kPlainVersion) + " to " + number_text(kCompactVersion) + ")");
+  if (get<std::uint64_t>(h, kHeaderSumAt) != header_checksum(h, values, trailer)) throw corrupt("header checksum mismatch");
   Header out;
-  out.version = version;
   if (!LabelMap::kind_from_code(get<std::uint32_t>(h, 12), out.labels)) throw corrupt("unknown label map code");
   out.dim = get<std::uint64_t>(h, 16);
   out.classes = get<std::uint64_t>(h, 24);
@@ -137,29 +138,24 @@ Header decode(const HeaderBytes& h, std::span<const double> values, const Traile
   out.algorithm = get_name(h, kAlgorithmAt);
   out.loss = get_name(h, kLossAt);
   if (out.algorithm.empty() || out.loss.empty()) throw corrupt("bad algorithm or loss name");
-  if (version == kPlainVersion &&
-      std::any_of(h.begin() + kReservedAt, h.begin() + kReservedAt + kReservedBytes, [](unsigned char c) { return c != 0; }))
-    throw corrupt("reserved bytes are not zero");
-  if (version != kPlainVersion) out.bias = get<double>(h, kBiasAt);
+  out.bias = get<double>(h, kBiasAt);
   if (!std::isfinite(out.bias) || out.bias < 0.0) throw corrupt("bad bias " + number_text(out.bias));
-  const auto max = static_cast<std::uint64_t>(std::numeric_limits<MPI_Offset>::max());
-  if (out.dim < (out.bias > 0.0 ? 2u : 1u) || out.classes == 0 || out.classes > (1u << 20) ||
-      out.dim > (max - kHeaderBytes - 8 * values.size() - kTrailerBytes) / 8 / (out.classes + (compact ? 1 : 0)))
+  if (out.dim < (out.bias > 0.0 ? 2u : 1u))  // the upper bounds: read_tail
     throw corrupt("bad dimensions d = " + number_text(out.dim) + ", K = " + number_text(out.classes));
-  // Version 3 lists one original index for each row of W but the bias feature's.
-  const std::uint64_t listed = compact ? out.dim - (out.bias > 0.0 ? 1 : 0) : 0;
-  if (compact) {
-    out.original_dim = detail::get_at<std::uint64_t>(trailer_bytes, 0);
-    out.features_sum = detail::get_at<std::uint64_t>(trailer_bytes, 8);
-    if (out.original_dim < listed || out.original_dim > static_cast<std::uint64_t>(std::numeric_limits<index_t>::max()))
-      throw corrupt("original d = " + number_text(out.original_dim) + " with " + number_text(listed) + " listed features");
-  }
-  const auto expected = static_cast<MPI_Offset>(kHeaderBytes + 8 * out.dim * out.classes + 8 * values.size() +
-                                                (compact ? kTrailerBytes + 8 * listed : 0));
+  const std::span<const unsigned char> trailer_bytes(trailer);
+  out.original_dim = detail::get_at<std::uint64_t>(trailer_bytes, 0);
+  out.features_sum = detail::get_at<std::uint64_t>(trailer_bytes, 8);
+  // D > 0 lists one original index for each row of W but the bias feature's.
+  const std::uint64_t listed = out.original_dim > 0 ? out.dim - (out.bias > 0.0 ? 1 : 0) : 0;
+  if (out.original_dim == 0 && out.features_sum != 0) throw corrupt("a feature list checksum without a feature list (D = 0)");
+  if (out.original_dim > 0 &&
+      (out.original_dim < listed || out.original_dim > static_cast<std::uint64_t>(std::numeric_limits<index_t>::max())))
+    throw corrupt("original d = " + number_text(out.original_dim) + " with " + number_text(listed) + " listed features");
+  const auto expected =
+      static_cast<MPI_Offset>(kHeaderBytes + 8 * out.dim * out.classes + 8 * values.size() + kTrailerBytes + 8 * listed);
   if (size != expected)
     throw InputError(path, 0, std::string(size < expected ? "truncated" : "corrupt") + " model file: " +
-                                  number_text(size) + " bytes, expected " +
-                                  (compact ? "128 + 8·d·K + 8·L + 16 + 8·n = " : "128 + 8·d·K + 8·L = ") +
+                                  number_text(size) + " bytes, expected 128 + 8·d·K + 8·L + 16 + 8·n = " +
                                   number_text(expected));
   return out;
 }
@@ -192,7 +188,7 @@ LabelMap decoded_map(const Header& header, std::vector<double> values, const std
                                 " label values do not agree");
 }
 
-// Collective. The feature map of a version 3 file whose list starts at byte `at`: each rank reads the
+// Collective. The feature map of a file whose list starts at byte `at`: each rank reads the
 // listed features of its block of the original d split over comm.
 std::shared_ptr<const FeatureMap> read_feature_list(const Communicator& comm, const detail::CollectiveFile& file,
                                                     const std::string& path, const Header& header, MPI_Offset at) {
@@ -265,9 +261,8 @@ void LinearModel::save(const std::string& path) const {
   const auto K = static_cast<index_t>(outputs());
   const index_t first = K * partition_.begin(comm_.rank());
   const std::span<const double> values = labels_.values();
-  // A version 1 file, as before label values and biases, when the model has neither.
-  const bool plain = values.empty() && bias_ == 0.0 && !features_;
-  // Version 3: this rank's original feature indices, and the list's place and checksum.
+  // A model of compact features: this rank's original feature indices, and the list's place and
+  // checksum; else D = 0 and no list.
   std::vector<std::uint64_t> listed;
   index_t listed_first = 0;
   TrailerBytes trailer{};
@@ -278,21 +273,18 @@ void LinearModel::save(const std::string& path) const {
     detail::put_at(std::span<unsigned char>(trailer), 0, static_cast<std::uint64_t>(features_->original_dim()));
     detail::put_at(std::span<unsigned char>(trailer), 8, features_checksum(comm_, listed, listed_first));
   }
-  const std::span<const unsigned char> trailer_bytes(trailer.data(), features_ ? kTrailerBytes : 0);
   HeaderBytes h{};
   std::memcpy(h.data(), kMagic, sizeof kMagic);
-  put(h, 8, plain ? kPlainVersion : features_ ? kCompactVersion : kVersion);
+  put(h, 8, detail::kFileFormatVersion);
   put(h, 12, static_cast<std::uint32_t>(labels_.kind()));
-  if (!plain) {
-    put(h, kValuesAt, static_cast<std::uint64_t>(values.size()));
-    put(h, kBiasAt, bias_);
-  }
   put(h, 16, static_cast<std::uint64_t>(dim()));
   put(h, 24, static_cast<std::uint64_t>(K));
   std::memcpy(h.data() + kAlgorithmAt, algorithm_.data(), algorithm_.size());
   std::memcpy(h.data() + kLossAt, loss_.name().data(), loss_.name().size());
+  put(h, kValuesAt, static_cast<std::uint64_t>(values.size()));
+  put(h, kBiasAt, bias_);
   put(h, kWeightsSumAt, weights_checksum(comm_, weights_, first));
-  put(h, kHeaderSumAt, header_checksum(h, values, trailer_bytes));
+  put(h, kHeaderSumAt, header_checksum(h, values, trailer));
 
   // FILE.tmp, synced, then renamed onto FILE: FILE is never partial. Failures are agreed by every
   // rank (CollectiveFile, replace_file), and rank 0 removes FILE.tmp again.
@@ -302,13 +294,13 @@ void LinearModel::save(const std::string& path) const {
       const auto values_at = static_cast<MPI_Offset>(kHeaderBytes) + static_cast<MPI_Offset>(8 * dim() * K);
       detail::CollectiveFile file(comm_, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, false, "the model file");
       const MPI_Offset trailer_at = values_at + static_cast<MPI_Offset>(8 * values.size());
-      const MPI_Offset list_at = trailer_at + static_cast<MPI_Offset>(trailer_bytes.size());
+      const MPI_Offset list_at = trailer_at + static_cast<MPI_Offset>(kTrailerBytes);
       const index_t count = features_ ? features_->partition().dim() : 0;
       file.set_size(list_at + static_cast<MPI_Offset>(8 * count));  // drops an older, longer FILE.tmp
       file.write_bytes_root(0, h.data(), kHeaderBytes);
       file.write(static_cast<MPI_Offset>(kHeaderBytes + 8 * first), weights_.data(), static_cast<index_t>(weights_.size()));
       file.write_bytes_root(values_at, reinterpret_cast<const unsigned char*>(values.data()), 8 * values.size());
-      file.write_bytes_root(trailer_at, trailer_bytes.data(), trailer_bytes.size());
+      file.write_bytes_root(trailer_at, trailer.data(), kTrailerBytes);
       // The 8-byte words as they are (CollectiveFile moves doubles; the bits are not converted).
       std::vector<double> words(listed.size());
       std::transform(listed.begin(), listed.end(), words.begin(), [](std::uint64_t f) { return std::bit_cast<double>(f); });
@@ -340,10 +332,12 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
              "MPI_File_read_at_all(header)");
   if (std::memcmp(h.data(), kMagic, std::min(have, sizeof kMagic)) != 0 || have == 0)
     throw InputError(path, 0, "not an adasketch model file (magic \"ADSKMODL\" missing)");
+  // The version (bytes 8–11) first: the rest of another version's file has another layout.
+  if (have >= 12) detail::require_format_version(path, "model", get<std::uint32_t>(h, 8));
   if (have < kHeaderBytes)
     throw InputError(path, 0, "truncated model file: " + number_text(size) + " bytes, shorter than the 128-byte header");
   TrailerBytes trailer{};
-  std::vector<double> values = read_label_values(file, h, path, size, trailer);
+  std::vector<double> values = read_tail(file, h, path, size, trailer);
   const Header header = decode(h, values, trailer, path, size);
   const auto K = static_cast<int>(header.classes);
   const auto loss = [&] {
@@ -362,7 +356,7 @@ LinearModel LinearModel::load(const Communicator& comm, const std::string& path,
     throw InputError(path, 0, "the model has d = " + number_text(dim) + ", the given partition d = " +
                                   number_text(partition->dim()));
   std::shared_ptr<const FeatureMap> features;
-  if (header.version == kCompactVersion) {
+  if (header.original_dim > 0) {
     const auto listed_at = static_cast<MPI_Offset>(kHeaderBytes + 8 * header.dim * header.classes + 8 * labels.values().size() +
                                                    kTrailerBytes);
     features = read_feature_list(comm, file, path, header, listed_at);

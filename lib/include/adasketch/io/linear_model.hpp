@@ -31,7 +31,7 @@ class LinearModel {
 
   /// Collective. Reads a model file written at any rank count, partitioned for comm. Throws
   /// InputError naming the file, identically on every rank, for a missing, truncated or corrupt
-  /// file (bad magic, version, names, sizes, reserved bytes or checksums).
+  /// file (bad magic, format version, names, sizes, trailer or checksums).
   static LinearModel load(const Communicator& comm, const std::string& path);
   /// The same, split as the caller's `partition` (its d must be the file's).
   static LinearModel load(const Communicator& comm, const std::string& path, const BlockPartition& partition);
