@@ -124,15 +124,4 @@ void install_stop_signals() {
 
 int stop_signal() noexcept { return g_stop_signal; }
 
-std::function<void()> crash_before_rename_hook() {
-  const char* env = std::getenv("ADASKETCH_TEST_CRASH_BEFORE_RENAME");
-  if (env == nullptr || *env == '\0') return {};
-  const int at = std::atoi(env);
-  return [at, saves = 0]() mutable {
-    if (++saves != at) return;
-    std::fflush(stdout);
-    ::kill(::getpid(), SIGKILL);
-  };
-}
-
 }  // namespace adasketch::driver

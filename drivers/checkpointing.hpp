@@ -52,9 +52,4 @@ void install_stop_signals();
 /// The stop signal received (SIGTERM or SIGUSR1), 0 if none.
 int stop_signal() noexcept;
 
-/// Test hook: ADASKETCH_TEST_CRASH_BEFORE_RENAME=K kills every rank with SIGKILL during the K-th
-/// checkpoint save of the process, after FILE.tmp is complete and before it replaces FILE. Empty
-/// unless the variable is set.
-std::function<void()> crash_before_rename_hook();
-
 }  // namespace adasketch::driver

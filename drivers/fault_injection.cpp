@@ -1,5 +1,10 @@
 #include "fault_injection.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <new>
@@ -21,6 +26,18 @@ long long parse_field(const std::string& text, const std::string& value) {
 }
 
 }  // namespace
+
+TrainTestHooks train_test_hooks() {
+  TrainTestHooks hooks{requested_fault(), {}};
+  const char* env = std::getenv("ADASKETCH_TEST_CRASH_BEFORE_RENAME");
+  if (env == nullptr || *env == '\0') return hooks;
+  hooks.before_checkpoint_rename = [at = std::atoi(env), saves = 0]() mutable {
+    if (++saves != at) return;
+    std::fflush(stdout);
+    ::kill(::getpid(), SIGKILL);
+  };
+  return hooks;
+}
 
 InjectedFault requested_fault() {
   InjectedFault fault;

@@ -9,6 +9,7 @@
 //     error   an adasketch::Error (the default)      alloc  std::bad_alloc
 //     lapack  an adasketch::LapackError              nan    no exception: rank R's values of that
 //             example become NaN (every rank then sees a non-finite score and fails together).
+#include <functional>
 #include <string>
 
 #include "adasketch/data/example_source.hpp"
@@ -23,6 +24,16 @@ struct InjectedFault {
 
 /// The fault the environment asks for. Throws InvalidArgument for a malformed value.
 InjectedFault requested_fault();
+
+/// The test hooks of one `train` run, read from the environment where the command starts (so the
+/// run itself reads none): the injected fault, and ADASKETCH_TEST_CRASH_BEFORE_RENAME=K, which kills
+/// every rank with SIGKILL during the K-th checkpoint save of the run, after FILE.tmp is complete
+/// and before it replaces FILE (empty unless the variable is set).
+struct TrainTestHooks {
+  InjectedFault fault;
+  std::function<void()> before_checkpoint_rename;
+};
+TrainTestHooks train_test_hooks();
 
 /// Throws the fault's exception (kinds error, alloc, lapack), naming where it was injected.
 [[noreturn]] void throw_injected(const InjectedFault& fault, const std::string& where);

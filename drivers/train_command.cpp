@@ -163,169 +163,216 @@ void check_train_options(const OptionParser& opts) {
                           "(use --features all)");
 }
 
-int train_configuration(const Communicator& comm, OptionParser& opts, TrainResults& r) {
-  const auto wall_start = Clock::now();
-  const CheckpointSettings checkpointing = checkpoint_settings(opts, comm);
-  const std::string resume_path = opts.text("resume");
-  std::optional<CheckpointHeader> resumed;
-  if (!resume_path.empty()) resumed = adopt_checkpoint(opts, comm);  // options not given come from it
-  check_train_options(opts);
-  LearnerSpec spec = spec_from(opts);
-  const bool quiet = opts.flag_set("quiet");
-  const double progress_every = opts.real("progress-every");
-  const std::int64_t passes = opts.integer("passes");
-  const index_t dim_option = opts.integer("dim");
-  const double bias = opts.real("bias");
-  const std::string path = opts.text("data"), test_path = opts.text("test");
-  const std::string report = opts.text("report"), model_path = opts.text("model");
-  const std::string predictions = opts.text("predictions");
-  if (!predictions.empty() && test_path.empty()) throw InvalidArgument("option --predictions: needs --test DATA");
-  if (path == "-" && test_path == "-") throw InvalidArgument("option --test: standard input (-) is already --data");
-  check_distinct_files(comm, {{"option --data", path, false},
-                              {"option --test", test_path, false},
-                              {"option --model", model_path, true},
-                              {"option --report", report, true},
-                              {"option --predictions", predictions, true}});
-  // Fail on unwritable outputs now, not after the work (and on every rank, not just rank 0).
-  check_writable(comm, report, "option --report", true);
-  check_writable(comm, model_path.empty() ? "" : model_path + ".tmp", "option --model", false);
-  check_writable(comm, predictions, "option --predictions", true);
+namespace {
 
+// Step 1, parse: the run's options, read and checked before any work (a resumed run's options not
+// given come from its checkpoint).
+struct TrainSettings {
+  LearnerSpec spec;
+  CheckpointSettings checkpointing;
+  std::string resume_path;
+  std::optional<CheckpointHeader> resumed;
+  bool quiet = false;
+  double progress_every = 1.0;
+  int passes = 1;
+  index_t dim = 0;
+  double bias = 0.0;
+  std::string data, test, report, model, predictions;
+  std::string features;  ///< auto, seen or all (a resumed run: its checkpoint's)
+};
+
+TrainSettings parse_settings(const Communicator& comm, OptionParser& opts) {
+  TrainSettings s;
+  s.checkpointing = checkpoint_settings(opts, comm);
+  s.resume_path = opts.text("resume");
+  if (!s.resume_path.empty()) s.resumed = adopt_checkpoint(opts, comm);  // options not given come from it
+  check_train_options(opts);
+  s.spec = spec_from(opts);
+  s.quiet = opts.flag_set("quiet");
+  s.progress_every = opts.real("progress-every");
+  s.passes = static_cast<int>(opts.integer("passes"));
+  s.dim = opts.integer("dim");
+  s.bias = opts.real("bias");
+  s.data = opts.text("data");
+  s.test = opts.text("test");
+  s.report = opts.text("report");
+  s.model = opts.text("model");
+  s.predictions = opts.text("predictions");
+  if (!s.predictions.empty() && s.test.empty()) throw InvalidArgument("option --predictions: needs --test DATA");
+  if (s.data == "-" && s.test == "-") throw InvalidArgument("option --test: standard input (-) is already --data");
+  check_distinct_files(comm, {{"option --data", s.data, false},
+                              {"option --test", s.test, false},
+                              {"option --model", s.model, true},
+                              {"option --report", s.report, true},
+                              {"option --predictions", s.predictions, true}});
+  // Fail on unwritable outputs now, not after the work (and on every rank, not just rank 0).
+  check_writable(comm, s.report, "option --report", true);
+  check_writable(comm, s.model.empty() ? "" : s.model + ".tmp", "option --model", false);
+  check_writable(comm, s.predictions, "option --predictions", true);
   // A resumed run keeps the checkpoint's features (adopt_checkpoint checked a given --features).
-  const std::string features_choice =
-      resumed ? (resumed->run.original_dim > 0 ? "seen" : "all") : opts.text("features");
-  // Seen features read the data once more (the scan): keep the LIBSVM reader's examples when that may be so.
-  const bool may_scan = features_choice == "seen" || (features_choice == "auto" && dim_option >= kSeenFeaturesFrom);
-  DataInput data = open_data(comm, path, dim_option, "option --data", resumed ? "the checkpoint's d" : "option --dim",
-                             static_cast<int>(passes) + (may_scan ? 1 : 0), hdf5_names(opts));
-  r.format = data.format;
-  r.rows = data.rows;
-  CollectiveOwner<ExampleSource> source(std::move(data.source));
-  r.dim = source->dim();
-  std::shared_ptr<const FeatureMap> features;
+  s.features = s.resumed ? (s.resumed->run.original_dim > 0 ? "seen" : "all") : opts.text("features");
+  return s;
+}
+
+// Step 2, the data: the training examples as the learner steps them (its seen features, the bias
+// feature) and their label map. Its sources point at each other: built in place, never moved.
+struct TrainData {
+  std::optional<CollectiveOwner<ExampleSource>> source;  // the file's examples
+  std::shared_ptr<const FeatureMap> features;            // with seen features
   std::optional<CompactSource> compact;
-  ExampleSource* data_examples = &*source;
-  if (use_seen_features(features_choice, r.format, r.dim, spec.algorithm)) {
-    features = std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source, path));
-    data_examples = &compact.emplace(*source, features);
-    r.seen_features = features->partition().dim();
-  }
   std::optional<BiasSource> biased;
-  ExampleSource* examples = &with_bias(comm, *data_examples, bias, biased);
-  if (resumed && resumed->run.data_examples != 0 && r.rows != resumed->run.data_examples)
-    throw InputError(path, 0, "has " + number_text(r.rows) + " examples, but the checkpoint '" + resume_path +
-                                  "' was written for " + number_text(resumed->run.data_examples) + " (" +
-                                  resumed->run.data_name + ")");
+  ExampleSource* unbiased = nullptr;  // the examples before the bias feature
+  ExampleSource* examples = nullptr;  // what the learner steps
+  LabelMap labels{LabelMap::Kind::real};
+};
+
+void open_training_data(const Communicator& comm, const OptionParser& opts, TrainSettings& s, TrainData& data,
+                        TrainResults& r) {
+  // Seen features read the data once more (the scan): keep the LIBSVM reader's examples when that may be so.
+  const bool may_scan = s.features == "seen" || (s.features == "auto" && s.dim >= kSeenFeaturesFrom);
+  DataInput input = open_data(comm, s.data, s.dim, "option --data", s.resumed ? "the checkpoint's d" : "option --dim",
+                              s.passes + (may_scan ? 1 : 0), hdf5_names(opts));
+  r.format = input.format;
+  r.rows = input.rows;
+  CollectiveOwner<ExampleSource>& source = data.source.emplace(std::move(input.source));
+  r.dim = source->dim();
+  data.unbiased = &*source;
+  if (use_seen_features(s.features, r.format, r.dim, s.spec.algorithm)) {
+    data.features = std::make_shared<const FeatureMap>(FeatureMap::scan(comm, *source, s.data));
+    data.unbiased = &data.compact.emplace(*source, data.features);
+    r.seen_features = data.features->partition().dim();
+  }
+  data.examples = &with_bias(comm, *data.unbiased, s.bias, data.biased);
+  // The exact learners need equal blocks, which the bias feature's default place can break (when the
+  // rank count divides d): they get the uniform split, the entries moving to their ranks.
+  if (data.biased && needs_equal_blocks(s.spec.algorithm) && !data.examples->partition().has_equal_blocks()) {
+    const BlockPartition uniform(data.unbiased->dim() + 1, comm.size());
+    data.examples = &with_bias(comm, *data.unbiased, s.bias, data.biased, &uniform);
+  }
+  if (s.resumed && s.resumed->run.data_examples != 0 && r.rows != s.resumed->run.data_examples)
+    throw InputError(s.data, 0, "has " + number_text(r.rows) + " examples, but the checkpoint '" + s.resume_path +
+                                    "' was written for " + number_text(s.resumed->run.data_examples) + " (" +
+                                    s.resumed->run.data_name + ")");
   // A bad --test spec fails now, not after training.
-  (void)synthetic_spec(test_path, r.dim, "option --test", "option --test (with the training d)");
+  (void)synthetic_spec(s.test, r.dim, "option --test", "option --test (with the training d)");
   // Regression keeps labels as they are: no need to scan them (a full pass for dense binary files
   // and synthetic regression data); a resumed run takes its label map from the checkpoint.
-  const LabelRange labels_seen = resumed || !Loss(spec.loss).is_classification() ? LabelRange{}
-                                 : data.known_labels                             ? *data.known_labels
-                                                                                 : label_range(comm, *source, path);
-  const LabelMap labels = resumed ? resumed->run.labels : LabelMap::of_values(Loss(spec.loss), labels_seen.values, path);
-  r.label_map = labels.describe();
-  if (spec.loss == LossKind::softmax) spec.classes = resumed ? resumed->classes : labels.classes();
-  r.classes = spec.loss == LossKind::softmax ? spec.classes : 1;
-  std::unique_ptr<Learner> learner;
-  const auto build = [&] {
-    return with_memory_context(spec.algorithm + " (d = " + number_text(data_examples->dim()) + ", K = " + number_text(r.classes) +
-                                   ", ell = " + number_text(spec.ell) + ")",
-                               [&] { return make_learner(comm, examples->partition(), spec); });
-  };
-  try {
-    try {
-      learner = build();
-    } catch (const InvalidArgument&) {
-      // The exact learners need equal blocks, which the bias feature's default place can break (when
-      // the rank count divides d): they get the uniform split, the entries moving to their ranks.
-      if (!biased || examples->partition().is_uniform()) throw;
-      const BlockPartition uniform(data_examples->dim() + 1, comm.size());
-      examples = &with_bias(comm, *data_examples, bias, biased, &uniform);
-      learner = build();
-    }
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument("option --algo " + spec.algorithm + ": " + e.what());
-  }
-  if (comm.rank() == 0 && !resumed) warn_unread_options(opts, spec, learner->spec());
-  TrainingOptions training{.passes = static_cast<int>(passes), .source_name = path};
-  if (resumed) {
-    require_same_options(*resumed, learner->spec(), resume_path);
-    const TrainingState& s = resumed->run.state;
-    if (s.pass > passes + 1 || (s.pass == passes + 1 && s.position > 0))
-      throw InvalidArgument("option --passes " + opts.text("passes") + ": the checkpoint '" + resume_path +
-                            "' is already in pass " + number_text(s.pass));
-    load_checkpoint(resume_path, *learner);
-    training.start = s;
-    r.resumed = resumed_text(resume_path, *resumed, r, training.passes, comm.size());
-  }
-  if (comm.rank() == 0 && !quiet) print_header(opts, comm, *learner, r);
+  const LabelRange labels_seen = s.resumed || !Loss(s.spec.loss).is_classification() ? LabelRange{}
+                                 : input.known_labels                                 ? *input.known_labels
+                                                                                      : label_range(comm, *source, s.data);
+  data.labels = s.resumed ? s.resumed->run.labels : LabelMap::of_values(Loss(s.spec.loss), labels_seen.values, s.data);
+  r.label_map = data.labels.describe();
+  if (s.spec.loss == LossKind::softmax) s.spec.classes = s.resumed ? s.resumed->classes : data.labels.classes();
+  r.classes = s.spec.loss == LossKind::softmax ? s.spec.classes : 1;
+}
 
-  const bool classification = learner->loss().is_classification();
+// Step 3, build: the learner, restored from the checkpoint when the run resumes.
+std::unique_ptr<Learner> build_learner(const Communicator& comm, const OptionParser& opts, const TrainSettings& s,
+                                       const TrainData& data, TrainResults& r) {
+  std::unique_ptr<Learner> learner;
+  try {
+    learner = with_memory_context(s.spec.algorithm + " (d = " + number_text(data.unbiased->dim()) + ", K = " +
+                                      number_text(r.classes) + ", ell = " + number_text(s.spec.ell) + ")",
+                                  [&] { return make_learner(comm, data.examples->partition(), s.spec); });
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("option --algo " + s.spec.algorithm + ": " + e.what());
+  }
+  if (comm.rank() == 0 && !s.resumed) warn_unread_options(opts, s.spec, learner->spec());
+  if (s.resumed) {
+    require_same_options(*s.resumed, learner->spec(), s.resume_path);
+    const TrainingState& state = s.resumed->run.state;
+    if (state.pass > s.passes + 1 || (state.pass == s.passes + 1 && state.position > 0))
+      throw InvalidArgument("option --passes " + opts.text("passes") + ": the checkpoint '" + s.resume_path +
+                            "' is already in pass " + number_text(state.pass));
+    load_checkpoint(s.resume_path, *learner);
+    r.resumed = resumed_text(s.resume_path, *s.resumed, r, s.passes, comm.size());
+  }
+  return learner;
+}
+
+// Step 4, run: the passes, with progress and checkpoints; r.train holds what they did.
+void run_training(const Communicator& comm, OptionParser& opts, const TrainSettings& s, TrainData& data,
+                  Learner& learner, const TrainTestHooks& hooks, TrainResults& r) {
+  TrainingOptions training{.passes = s.passes, .source_name = s.data};
+  if (s.resumed) training.start = s.resumed->run.state;
+  const bool classification = learner.loss().is_classification();
   // Rank 0 alone prints, by its own clock: nothing to agree on with the other ranks.
-  if (comm.rank() == 0 && !quiet && progress_every > 0.0)
-    training.progress = [&](const TrainingProgress& p) { print_progress(p, r.rows * passes, training.passes, classification); };
-  training.progress_interval = progress_every;
+  if (comm.rank() == 0 && !s.quiet && s.progress_every > 0.0)
+    training.progress = [&](const TrainingProgress& p) { print_progress(p, r.rows * s.passes, s.passes, classification); };
+  training.progress_interval = s.progress_every;
   r.trace.attach(opts, training);
-  TrainingState saved;  // the last checkpoint's
-  const std::function<void()> crash_hook = crash_before_rename_hook();
-  if (!checkpointing.path.empty()) {
+  if (!s.checkpointing.path.empty()) {
     install_stop_signals();
-    training.checkpoint_every = checkpointing.every_examples;
-    training.checkpoint_seconds = checkpointing.every_seconds;
+    training.checkpoint_every = s.checkpointing.every_examples;
+    training.checkpoint_seconds = s.checkpointing.every_seconds;
     training.stop_requested = [] { return stop_signal() != 0; };
     training.checkpoint = [&](const TrainingState& state) {
-      const CheckpointRun run{labels, state, training.passes, path, r.rows, bias, features ? r.dim : 0};
-      detail::save_checkpoint_interrupted(checkpointing.path, *learner, run, crash_hook);
-      saved = state;
+      const CheckpointRun run{data.labels, state, s.passes, s.data, r.rows, s.bias, data.features ? r.dim : 0};
+      detail::save_checkpoint_interrupted(s.checkpointing.path, learner, run, hooks.before_checkpoint_rename);
+      r.saved = state;
     };
   }
-  const InjectedFault fault = requested_fault();  // a test hook (fault_injection.hpp)
-  FaultInjectingSource faulty(*examples, fault);
-  r.train = train(*learner, fault.rank == comm.rank() ? faulty : *examples, labels, training);
-  r.form = learner->spec().form;
-  if (r.train.stopped) {
-    r.saved = saved;
-    return kExitStopped;
-  }
-  r.parse = parse_throughput(comm, *source);
-  if (!test_path.empty()) {
-    DataInput test = open_data(comm, test_path, r.dim, "option --test", "option --test (with the training d)", 1,
-                               hdf5_names(opts));
-    r.test_format = test.format;
-    CollectiveOwner<ExampleSource> test_source(std::move(test.source));
-    std::optional<CompactSource> test_compact;  // the training data's features; the others' weights are zero
-    ExampleSource* test_data = features ? &test_compact.emplace(*test_source, features) : &*test_source;
-    std::optional<BiasSource> test_biased;
-    ExampleSource& test_examples = with_bias(comm, *test_data, bias, test_biased, &learner->partition());
-    std::optional<PredictionsFile> out;
-    if (!predictions.empty()) {
-      std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
-      learner->weights(w);
-      out.emplace(comm, predictions, "option --predictions", learner->loss(), labels, w);
-    }
-    r.test = evaluate(*learner, test_examples, labels, test_path,
-                      out ? ScoreSink([&](const LocalRow& x, std::span<const double>) { out->add(x); }) : ScoreSink());
-    if (out) out->finish();
-    r.tested = true;
-  }
-  if (!model_path.empty()) {
-    const RemoveOnSignal guard(model_path + ".tmp");  // the library's temporary file (LinearModel::save)
-    save_model(*learner, labels, model_path, bias, features);
-  }
-  {
-    std::vector<double> w(static_cast<std::size_t>(learner->local_dim() * learner->outputs()));
-    learner->weights(w);
-    r.weights = learner->partition().dim() * learner->outputs();
-    r.nonzero_weights = comm.allreduce_sum(static_cast<index_t>(std::count_if(w.begin(), w.end(), [](double v) { return v != 0.0; })));
-  }
-  r.wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
+  FaultInjectingSource faulty(*data.examples, hooks.fault);
+  r.train = train(learner, hooks.fault.rank == comm.rank() ? faulty : *data.examples, data.labels, training);
+  r.form = learner.spec().form;
+}
 
-  if (comm.rank() == 0 && !quiet) print_summary(opts, r);
-  if (!report.empty()) {
-    const std::string text = comm.rank() == 0 ? report_json(opts, comm, *learner, r) : std::string();
-    write_text_file(comm, report, text, "option --report");
+// Step 5, evaluate: the final weights on --test (and its --predictions).
+void evaluate_test(const Communicator& comm, const OptionParser& opts, const TrainSettings& s, const TrainData& data,
+                   const Learner& learner, TrainResults& r) {
+  DataInput test = open_data(comm, s.test, r.dim, "option --test", "option --test (with the training d)", 1,
+                             hdf5_names(opts));
+  r.test_format = test.format;
+  CollectiveOwner<ExampleSource> test_source(std::move(test.source));
+  std::optional<CompactSource> test_compact;  // the training data's features; the others' weights are zero
+  ExampleSource* test_data = data.features ? &test_compact.emplace(*test_source, data.features) : &*test_source;
+  std::optional<BiasSource> test_biased;
+  ExampleSource& test_examples = with_bias(comm, *test_data, s.bias, test_biased, &learner.partition());
+  std::optional<PredictionsFile> out;
+  if (!s.predictions.empty()) {
+    std::vector<double> w(static_cast<std::size_t>(learner.local_dim() * learner.outputs()));
+    learner.weights(w);
+    out.emplace(comm, s.predictions, "option --predictions", learner.loss(), data.labels, w);
   }
+  r.test = evaluate(learner, test_examples, data.labels, s.test,
+                    out ? ScoreSink([&](const LocalRow& x, std::span<const double>) { out->add(x); }) : ScoreSink());
+  if (out) out->finish();
+  r.tested = true;
+}
+
+// Step 6, report: the model file, the weights' counts, the summary and the JSON report.
+void save_and_report(const Communicator& comm, const OptionParser& opts, const TrainSettings& s, const TrainData& data,
+                     const Learner& learner, TrainResults& r, Clock::time_point wall_start) {
+  if (!s.model.empty()) {
+    const RemoveOnSignal guard(s.model + ".tmp");  // the library's temporary file (LinearModel::save)
+    save_model(learner, data.labels, s.model, s.bias, data.features);
+  }
+  std::vector<double> w(static_cast<std::size_t>(learner.local_dim() * learner.outputs()));
+  learner.weights(w);
+  r.weights = learner.partition().dim() * learner.outputs();
+  r.nonzero_weights = comm.allreduce_sum(static_cast<index_t>(std::count_if(w.begin(), w.end(), [](double v) { return v != 0.0; })));
+  r.wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
+  if (comm.rank() == 0 && !s.quiet) print_summary(opts, r);
+  if (!s.report.empty()) {
+    const std::string text = comm.rank() == 0 ? report_json(opts, comm, learner, r) : std::string();
+    write_text_file(comm, s.report, text, "option --report");
+  }
+}
+
+}  // namespace
+
+int train_configuration(const Communicator& comm, OptionParser& opts, TrainResults& r, const TrainTestHooks& hooks) {
+  const auto wall_start = Clock::now();
+  TrainSettings settings = parse_settings(comm, opts);
+  TrainData data;
+  open_training_data(comm, opts, settings, data, r);
+  const std::unique_ptr<Learner> learner = build_learner(comm, opts, settings, data, r);
+  if (comm.rank() == 0 && !settings.quiet) print_header(opts, comm, *learner, r);
+  run_training(comm, opts, settings, data, *learner, hooks, r);
+  if (r.train.stopped) return kExitStopped;
+  r.parse = parse_throughput(comm, **data.source);
+  if (!settings.test.empty()) evaluate_test(comm, opts, settings, data, *learner, r);
+  save_and_report(comm, opts, settings, data, *learner, r, wall_start);
   return 0;
 }
 
@@ -333,7 +380,7 @@ int run_train(const Communicator& comm, std::span<const std::string> args) {
   OptionParser opts = train_parser();
   if (!parse_command_line(opts, comm, args)) return 0;
   TrainResults r;
-  const int status = train_configuration(comm, opts, r);
+  const int status = train_configuration(comm, opts, r, train_test_hooks());
   if (status == kExitStopped) {
     const TrainingState& saved = r.saved;
     const std::string& path = opts.text("checkpoint");

@@ -28,7 +28,7 @@ struct TrainResults {
   EvaluationStats test;
   double wall_seconds = 0.0;
   index_t weights = 0, nonzero_weights = 0;  ///< d·K, and how many of the final weights are not 0 (ℓ1 makes zeros)
-  TrainingState saved;  ///< a run stopped by a signal: where its final checkpoint is
+  TrainingState saved;  ///< the last checkpoint's state (a run stopped by a signal: where its final one is)
   TrainTrace trace;  ///< --trace-every
 };
 

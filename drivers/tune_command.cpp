@@ -173,7 +173,7 @@ std::optional<TuneRow> train_one(const Communicator& group, const Tune& t, index
   TuneRow row;
   row.index = i;
   try {
-    if (train_configuration(group, p, r) == kExitStopped) return std::nullopt;
+    if (train_configuration(group, p, r, train_test_hooks()) == kExitStopped) return std::nullopt;
     row.examples = r.train.examples;
     row.classified = r.train.classified;
     row.mistakes = r.train.mistakes;

@@ -78,4 +78,13 @@ int BlockPartition::owner(index_t j) const noexcept {
   return static_cast<int>(it - offsets_->begin()) - 1;
 }
 
+bool BlockPartition::has_equal_blocks() const noexcept {
+  if (is_uniform()) return true;
+  const index_t b = size(0);
+  bool equal = b >= 1;
+  for (int p = 1; equal && p <= parts(); ++p)  // block p − 1 is [min(b(p−1), d), min(bp, d))
+    equal = end(p - 1) == std::min(b * p, dim());
+  return equal;
+}
+
 }  // namespace adasketch

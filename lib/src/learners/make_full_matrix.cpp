@@ -1,6 +1,7 @@
 // The exact learners' family factory, in every build: without ScaLAPACK it refuses their names.
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "adasketch/error.hpp"
 #include "adasketch/version.hpp"
@@ -12,9 +13,13 @@
 
 namespace adasketch {
 
+bool needs_equal_blocks(std::string_view algorithm) noexcept {
+  return algorithm == "ada-full" || algorithm == "ada-full-da" || algorithm == "full-on";
+}
+
 std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   const std::string& a = spec.algorithm;
-  if (a != "ada-full" && a != "ada-full-da" && a != "full-on") return nullptr;
+  if (!needs_equal_blocks(a)) return nullptr;
 #if ADASKETCH_WITH_EXACT_LEARNERS
   const Loss loss(spec.loss, spec.classes);
   if (a == "full-on") {

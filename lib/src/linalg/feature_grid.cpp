@@ -18,10 +18,7 @@ constexpr int kMaxBlock = 64;  // a usual ScaLAPACK blocking factor
 index_t equal_block(const BlockPartition& partition) {
   if (partition.is_uniform()) return partition.block_size();
   const index_t b = partition.size(0), d = partition.dim();
-  bool equal = b >= 1;
-  for (int p = 1; equal && p <= partition.parts(); ++p)  // block p − 1 is [min(b(p−1), d), min(bp, d))
-    equal = partition.end(p - 1) == std::min(b * p, d);
-  if (!equal)
+  if (!partition.has_equal_blocks())
     throw InvalidArgument("the exact learners need a partition of equal blocks (ScaLAPACK's 1-D block layout): with "
                           "b features on rank 0, rank p must hold features [min(p·b, d), min((p+1)·b, d)); here b = " +
                           number_text(b) + ", d = " + number_text(d));

@@ -35,6 +35,9 @@ class BlockPartition {
   bool is_uniform() const noexcept { return block_ > 0; }
   /// The uniform block size; 0 for a partition from sizes.
   index_t block_size() const noexcept { return block_; }
+  /// Whether the blocks are those of a uniform partition with rank 0's block size b: rank p holds
+  /// [min(p·b, d), min((p+1)·b, d)) (ScaLAPACK's 1-D block layout, which the exact learners need).
+  bool has_equal_blocks() const noexcept;
   index_t begin(int part) const noexcept;
   index_t end(int part) const noexcept;
   index_t size(int part) const noexcept { return end(part) - begin(part); }

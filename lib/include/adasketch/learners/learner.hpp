@@ -163,5 +163,8 @@ class Learner {
 /// uniformly (BlockPartition(dim, comm.size())), or as the caller's `partition`.
 std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, const LearnerSpec& spec);
 std::unique_ptr<Learner> make_learner(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
+/// Whether make_learner needs a partition with equal blocks (BlockPartition::has_equal_blocks) for
+/// `algorithm`: the exact learners (ScaLAPACK's layout).
+bool needs_equal_blocks(std::string_view algorithm) noexcept;
 
 }  // namespace adasketch
