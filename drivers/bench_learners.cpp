@@ -45,6 +45,7 @@
 #include "bench_support.hpp"
 #include "cli_options.hpp"
 #include "collective_errors.hpp"
+#include "hyperparameter_options.hpp"
 #include "json_writer.hpp"
 #include "report_file.hpp"
 
@@ -57,7 +58,9 @@ constexpr index_t kSyntheticExamples = 200;
 OptionParser make_parser() {
   OptionParser p(kBenchProgram, "[options]",
                  "Steps online learners on dense synthetic rows (or on --data FILE) and reports the seconds per\n"
-                 "example next to the time of one streaming read of the rank's sketch buffer, from the same run.");
+                 "example next to the time of one streaming read of the rank's sketch buffer, from the same run.\n"
+                 "Every learner takes the hyperparameters of `adasketch train` (the same options and defaults but\n"
+                 "--ell 20); --seed also seeds the synthetic rows.");
   p.optional("algo", OptionType::String, "LIST", "ada-fd,fast-ada-fd,fd-son,fast-fd-son,rfd-son,fast-rfd-son",
              "comma-separated learners, any name of `adasketch train --algo`; none: only --allreduce-probe");
   p.optional("data", "FILE", "LIBSVM (plain or gzip) or dense binary examples instead of synthetic rows");
@@ -66,7 +69,6 @@ OptionParser make_parser() {
              "or all");
   p.optional("dim", OptionType::Integer, "D", "1000000",
              "d of the synthetic rows; with --data, d for the file (absent: from the file)");
-  p.optional("ell", OptionType::Integer, "N", "20", "sketch size ℓ");
   p.optional("loss", "L", "loss of every learner (default: squared for *-son, logistic for the others)");
   p.optional("examples", OptionType::Integer, "N", "0",
              "timed steps per learner; 0: 200 synthetic rows, or one pass over --data");
@@ -76,13 +78,9 @@ OptionParser make_parser() {
              "gradients, and SON skips zero ones); 0: a fresh row per example, generated outside the timed steps");
   p.optional("nnz", OptionType::Integer, "S", "0",
              "synthetic rows with S non-zeros at random positions (sparse rows); 0: dense rows");
-  p.optional("form", OptionType::String, "F", "auto",
-             "sketch form of every learner: auto (sparse for sparse rows), dense or sparse");
-  p.optional("alpha0", OptionType::Real, "A", "1", "SON α (RFD-SON α₀) of the *-son learners");
   p.optional("compare-forms", OptionType::Integer, "N", "0",
              "instead of timing: step each learner's sparse and dense forms on the first N examples and report "
              "how far apart they end (online mistakes, losses, weights)");
-  p.optional("seed", OptionType::Unsigned, "S", "1", "Philox seed of the synthetic rows (and of rp)");
   p.optional("reads", OptionType::Integer, "N", "10",
              "timed streaming reads of the buffer (the best is kept); 0: no read (nor the buffer's copy)");
   p.optional("allreduce-probe", "LIST",
@@ -91,6 +89,8 @@ OptionParser make_parser() {
   p.optional("rounds", OptionType::Integer, "N", "5",
              "consecutive rounds of the timed steps; s/example is the best round's (the report has the mean too)");
   p.optional("report", "FILE", "write a JSON report (rank 0)");
+  add_hyperparameter_options(p);
+  p.set_default("ell", "20");
   return p;
 }
 
@@ -303,16 +303,12 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
       opts.text("algo") == "none" ? std::vector<std::string>{} : split_list(opts.text("algo"), "algo");
   const std::vector<index_t> probe = probe_sizes(opts);
   const std::string data = opts.text("data"), report = opts.text("report");
-  const index_t ell = positive(opts, "ell", 1), warmup = positive(opts, "warmup", 0);
+  LearnerSpec hyperparameters;  // every learner's, from the table's options
+  read_hyperparameter_options(opts, hyperparameters);
+  const index_t ell = hyperparameters.ell, warmup = positive(opts, "warmup", 0);
   const index_t pool = positive(opts, "pool", 0), examples_option = positive(opts, "examples", 0);
   const index_t nnz = positive(opts, "nnz", 0);
   if (!data.empty() && opts.given("nnz")) throw InvalidArgument("option --nnz: only for synthetic rows, not with --data");
-  FormChoice form = FormChoice::automatic;
-  try {
-    form = from_string<FormChoice>(opts.text("form"));
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(std::string("option --form: ") + e.what());
-  }
   const int reads = static_cast<int>(positive(opts, "reads", 0));
   const index_t rounds = positive(opts, "rounds", 1);
   const index_t dim = data.empty() ? positive(opts, "dim", 1) : (opts.given("dim") ? positive(opts, "dim", 1) : 0);
@@ -332,23 +328,19 @@ int run_bench(const Communicator& comm, std::span<const std::string> args) {
   const std::string features = opts.text("features");
   if (features != "all" && features != "seen") throw InvalidArgument("option --features: must be seen or all, got '" + features + "'");
   if (data.empty() && features == "seen") throw InvalidArgument("option --features seen: only with --data");
-  BenchExamples examples = data.empty() ? BenchExamples::synthetic(comm, dim, opts.unsigned_integer("seed"), pool, nnz)
+  BenchExamples examples = data.empty() ? BenchExamples::synthetic(comm, dim, hyperparameters.seed, pool, nnz)
                                         : BenchExamples::from_file(comm, data, dim, features == "seen");
   const index_t timed = examples_option > 0 ? examples_option
                         : data.empty()      ? kSyntheticExamples
                                             : examples.stored();
   std::vector<LearnerSpec> specs;
   for (const std::string& name : algorithms) {
-    LearnerSpec spec;
+    LearnerSpec spec = hyperparameters;
     spec.algorithm = name;
     spec.loss = loss ? *loss : name.ends_with("-son") ? LossKind::squared : LossKind::logistic;
     if (spec.loss == LossKind::softmax)
       spec.classes = LabelMap::softmax_classes(data, examples.labels().min, examples.labels().max,
                                                examples.labels().integral);
-    spec.ell = ell;
-    spec.seed = opts.unsigned_integer("seed");
-    spec.form = form;
-    spec.alpha0 = opts.real("alpha0");
     try {
       (void)make_learner(comm, examples.partition(), spec);  // every name and option checked before any timing
     } catch (const InvalidArgument& e) {
