@@ -17,7 +17,7 @@ packages=(build-essential cmake openmpi-bin libopenmpi-dev libopenblas-dev libla
           libblas3 liblapack3 libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran
           python3-dev pybind11-dev python3-mpi4py python3-numpy python3-scipy python3-matplotlib
           libcli11-dev nlohmann-json3-dev libhdf5-openmpi-dev libxtensor-dev liblinear-tools
-          slurm-wlm munge)
+          slurm-wlm munge doxygen)
 missing=()
 for p in "${packages[@]}"; do
   [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")

@@ -1,8 +1,17 @@
 #pragma once
-// Everything of the core library in one include, with the exact learners when the build has ScaLAPACK
-// (ADASKETCH_WITH_EXACT_LEARNERS) and the HDF5 reader
-// when it has parallel HDF5 (ADASKETCH_WITH_HDF5). The exact covariance is included on its own:
-// <adasketch/evaluation/exact_covariance.hpp>, target adasketch::evaluation.
+/// @file
+/// Everything of the core library in one include, with the exact learners when the build has ScaLAPACK
+/// (ADASKETCH_WITH_EXACT_LEARNERS) and the HDF5 reader
+/// when it has parallel HDF5 (ADASKETCH_WITH_HDF5). The exact covariance is included on its own:
+/// adasketch/evaluation/exact_covariance.hpp, target adasketch::evaluation.
+
+/// @namespace adasketch
+/// Everything of the C++ API: communicators and partitions (comm/), data sources (data/), sketches
+/// (sketch/), learners (learners/), training and evaluation (training/), model and checkpoint files
+/// (io/), errors (error.hpp). The library never calls MPI_Init and never uses MPI_COMM_WORLD: every
+/// distributed object works on the caller's communicator (Communicator). Calls marked collective
+/// must be made by every rank of that communicator, in the same order; local calls communicate
+/// nothing. Errors are typed exceptions (Error and its subclasses).
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/comm/partition.hpp"
 #include "adasketch/data/bias_source.hpp"

@@ -1,6 +1,7 @@
 #pragma once
-// Typed exceptions. Every error carries its context in what(): the failed condition or the
-// MPI/LAPACK routine and its code, or the file and line of bad input.
+/// @file
+/// Typed exceptions. Every error carries its context in what(): the failed condition or the
+/// MPI/LAPACK routine and its code, or the file and line of bad input.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -24,7 +25,9 @@ class InvalidArgument : public Error {
 /// Bad input data: names the file and, for text formats, the 1-based line.
 class InputError : public Error {
  public:
+  /// what() is "FILE:LINE: WHAT", or "FILE: WHAT" when line is 0.
   InputError(const std::string& file, std::int64_t line, const std::string& what);
+  /// The file (or data name) as given.
   const std::string& file() const noexcept { return file_; }
   std::int64_t line() const noexcept { return line_; }  ///< 0 when no line applies
 
@@ -36,7 +39,9 @@ class InputError : public Error {
 /// An MPI call returned an error code.
 class MpiError : public Error {
  public:
+  /// what() is "CALL failed with MPI error code CODE" (check_mpi puts MPI's error string in CALL).
   MpiError(const std::string& call, int code);
+  /// The MPI error code.
   int code() const noexcept { return code_; }
 
  private:
@@ -46,7 +51,9 @@ class MpiError : public Error {
 /// A LAPACK or ScaLAPACK routine returned info != 0.
 class LapackError : public Error {
  public:
+  /// what() is "ROUTINE failed with info = INFO".
   LapackError(const std::string& routine, long long info);
+  /// The routine's info.
   long long info() const noexcept { return info_; }
 
  private:

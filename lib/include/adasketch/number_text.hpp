@@ -1,5 +1,6 @@
 #pragma once
-// Numbers as text: the one formatter of messages, reports, checkpoint defaults and output files.
+/// @file
+/// Numbers as text: the one formatter of messages, reports, checkpoint defaults and output files.
 #include <concepts>
 #include <string>
 

@@ -1,4 +1,6 @@
 #pragma once
+/// @file
+/// The index type of features and examples, and the enum parser from_string.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -1,4 +1,4 @@
-// SketchedAdaGrad's composite steps, φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (formulas in sketched_adagrad.hpp).
+// SketchedAdaGrad's composite steps, φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (formulas: docs/design.md §2, "Sketched AdaGrad").
 #include <algorithm>
 #include <cmath>
 

@@ -1,11 +1,12 @@
 #pragma once
-// An intercept as LIBLINEAR's -B: every example of another source with one more feature, the
-// constant B > 0, appended as feature d (0-based; LIBSVM index d + 1). By default it goes to the rank
-// whose block holds the data's last feature when that block has room for one more in the data's
-// equal blocks (the partition stays uniform), else to the last rank: no data moves. A learner that
-// needs another split of the d + 1 features (the exact learners need equal blocks) can ask for any
-// partition: each example's entries then move to their ranks (one Alltoall and one Alltoallv per
-// example).
+/// @file
+/// An intercept as LIBLINEAR's -B: every example of another source with one more feature, the
+/// constant B > 0, appended as feature d (0-based; LIBSVM index d + 1). By default it goes to the rank
+/// whose block holds the data's last feature when that block has room for one more in the data's
+/// equal blocks (the partition stays uniform), else to the last rank: no data moves. A learner that
+/// needs another split of the d + 1 features (the exact learners need equal blocks) can ask for any
+/// partition: each example's entries then move to their ranks (one Alltoall and one Alltoallv per
+/// example).
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
@@ -17,6 +18,7 @@ namespace adasketch {
 /// by default.
 BlockPartition with_bias_feature(const BlockPartition& data);
 
+/// Another source's examples with the bias feature B appended as feature d (see the file description).
 class BiasSource final : public ExampleSource {
  public:
   /// `inner` (not owned: it must outlive this source), bias B > 0 and finite, split as `partition`
@@ -26,11 +28,13 @@ class BiasSource final : public ExampleSource {
   BiasSource(const Communicator& comm, ExampleSource& inner, double bias);
 
   index_t dim() const override { return partition_.dim(); }
+  /// The split of the d + 1 features.
   const BlockPartition& partition() const override { return partition_; }
   /// Collective when the entries move (every rank calls it alike, as for every source).
   bool next(Example& out) override;
   void rewind() override { inner_.rewind(); }
   index_t skip(index_t n) override { return inner_.skip(n); }
+  /// The bias B.
   double bias() const noexcept { return bias_; }
 
  private:

@@ -1,16 +1,17 @@
 #pragma once
-// Compact features: a learner over only the features its training data holds. Hashed and text
-// features pick d = 2²⁴ to 2³² and use a small, scattered part of it; a learner built for d keeps
-// d-sized state (weights, accumulators, sketch rows) that such data touches at scattered places, so
-// its memory and first-touch cost follow d. Numbering the features that occur consecutively and
-// training on that numbering gives the same learner, for every learner but CompAdaGrad (whose SRHT
-// mixes all of d): the other features' state stays zero, as their gradients are. Its memory then
-// follows the features seen (docs/design.md §3).
-//
-// The compact numbering keeps the order of the original one: original feature f becomes the count
-// of listed features below f. Rank p keeps the listed features of its original block, so the
-// compact blocks are in rank order as the original ones are, and the numbering is the same at every
-// rank count.
+/// @file
+/// Compact features: a learner over only the features its training data holds. Hashed and text
+/// features pick d = 2²⁴ to 2³² and use a small, scattered part of it; a learner built for d keeps
+/// d-sized state (weights, accumulators, sketch rows) that such data touches at scattered places, so
+/// its memory and first-touch cost follow d. Numbering the features that occur consecutively and
+/// training on that numbering gives the same learner, for every learner but CompAdaGrad (whose SRHT
+/// mixes all of d): the other features' state stays zero, as their gradients are. Its memory then
+/// follows the features seen (docs/design.md §3).
+///
+/// The compact numbering keeps the order of the original one: original feature f becomes the count
+/// of listed features below f. Rank p keeps the listed features of its original block, so the
+/// compact blocks are in rank order as the original ones are, and the numbering is the same at every
+/// rank count.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -38,6 +39,7 @@ class FeatureMap {
 
   /// The original d.
   index_t original_dim() const noexcept { return original_.dim(); }
+  /// The split of the original d features (one part per rank).
   const BlockPartition& original_partition() const noexcept { return original_; }
   /// The compact features, split as the original blocks: d is the number of features kept.
   const BlockPartition& partition() const noexcept { return partition_; }
@@ -79,10 +81,12 @@ class CompactSource final : public ExampleSource {
   CompactSource(ExampleSource& inner, std::shared_ptr<const FeatureMap> map);
 
   index_t dim() const override { return map_->partition().dim(); }
+  /// The split of the compact features (FeatureMap::partition).
   const BlockPartition& partition() const override { return map_->partition(); }
   bool next(Example& out) override;
   void rewind() override { inner_.rewind(); }
   index_t skip(index_t n) override { return inner_.skip(n); }
+  /// The feature map.
   const std::shared_ptr<const FeatureMap>& map() const noexcept { return map_; }
   /// Entries this rank dropped so far.
   index_t dropped() const noexcept { return dropped_; }

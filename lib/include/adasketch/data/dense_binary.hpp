@@ -1,6 +1,7 @@
 #pragma once
-// Dense binary example format, read with MPI-IO so each rank reads only its own columns.
-// The format: docs/formats.md, "Data".
+/// @file
+/// Dense binary example format, read with MPI-IO so each rank reads only its own columns.
+/// The format: docs/formats.md, "Data".
 #include <string>
 #include <vector>
 
@@ -9,13 +10,17 @@
 
 namespace adasketch {
 
+/// Dense examples from a dense binary file (docs/formats.md, "Data"); each rank reads its own columns
+/// with MPI-IO, rows_per_read examples at a time (collective reads in next()).
 class DenseBinaryReader final : public ExampleSource {
  public:
   /// Collective. Throws InputError for a missing file, a bad header or a wrong size.
   DenseBinaryReader(const Communicator& comm, const std::string& path, index_t rows_per_read = 256);
   ~DenseBinaryReader() override;
   index_t dim() const override { return partition_.dim(); }
+  /// The number of examples n in the file.
   index_t rows() const noexcept { return rows_; }
+  /// The uniform split of the d features over the ranks.
   const BlockPartition& partition() const override { return partition_; }
   bool next(Example& out) override;
   void rewind() override;

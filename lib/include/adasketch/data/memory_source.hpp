@@ -1,11 +1,12 @@
 #pragma once
-// Examples a scientific code already holds in memory, as an ExampleSource for train() and
-// evaluate() (so checkpoints, progress and reports work for them too).
-//
-// Each rank passes its own block of every example (the columns [begin(rank), end(rank)) of its
-// partition, which may be the caller's own decomposition) and the same labels. The source keeps
-// views: the caller's arrays must outlive it and stay unchanged while it is used. Batches are
-// appended in order and read in that order, pass after pass.
+/// @file
+/// Examples a scientific code already holds in memory, as an ExampleSource for train() and
+/// evaluate() (so checkpoints, progress and reports work for them too).
+///
+/// Each rank passes its own block of every example (the columns [begin(rank), end(rank)) of its
+/// partition, which may be the caller's own decomposition) and the same labels. The source keeps
+/// views: the caller's arrays must outlive it and stay unchanged while it is used. Batches are
+/// appended in order and read in that order, pass after pass.
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 
 namespace adasketch {
 
+/// The caller's in-memory examples as an ExampleSource (see the file description).
 class MemorySource final : public ExampleSource {
  public:
   /// An empty source over the features of `partition` (partition.parts() == comm.size()).
@@ -34,9 +36,11 @@ class MemorySource final : public ExampleSource {
 
   /// Examples in all batches.
   index_t size() const noexcept { return total_; }
+  /// This rank's features (the width of its dense rows).
   index_t local_dim() const noexcept { return local_dim_; }
 
   index_t dim() const override { return partition_.dim(); }
+  /// The partition given to the constructor.
   const BlockPartition& partition() const override { return partition_; }
   bool next(Example& out) override;
   void rewind() override;

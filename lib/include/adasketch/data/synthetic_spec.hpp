@@ -1,6 +1,7 @@
 #pragma once
-// Text specifications of the synthetic generators (synthetic.hpp), as accepted wherever the drivers
-// take a data file. The syntax, keys and defaults: docs/formats.md, "Data".
+/// @file
+/// Text specifications of the synthetic generators (synthetic.hpp), as accepted wherever the drivers
+/// take a data file. The syntax, keys and defaults: docs/formats.md, "Data".
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,11 +13,15 @@
 
 namespace adasketch {
 
+/// A parsed synthetic spec: the generator's options.
 struct SyntheticSpec {
+  /// The generator (by the alternative held) and its options.
   std::variant<LowRankRegressionOptions, IllConditionedOptions, SparseClassificationOptions> options;
   bool dim_given = false;  ///< the text had d=
 
+  /// The generator's d.
   index_t dim() const;
+  /// The generator's number of examples T.
   index_t examples() const;
   /// Whether the labels are ±1 (classification) rather than real (regression).
   bool sign_labels() const noexcept;

@@ -1,6 +1,7 @@
 #pragma once
-// The exact d×d covariance AᵀA of streamed rows, held by ScaLAPACK as a 2-D block-cyclic matrix
-// (the one place a d×d matrix exists, docs/design.md §3), and the exact spectral error of a sketch.
+/// @file
+/// The exact d×d covariance AᵀA of streamed rows, held by ScaLAPACK as a 2-D block-cyclic matrix
+/// (the one place a d×d matrix exists, docs/design.md §3), and the exact spectral error of a sketch.
 #include <memory>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 namespace adasketch {
 
+/// The exact spectral error of a sketch against the rows it was fed (ExactCovariance::evaluate).
 struct SketchError {
   /// ‖(α₀I + AᵀA) − (αI + BᵀB)‖₂ = ‖AᵀA − BᵀB − (α − α₀)I‖₂ (α = α₀ = 0 except regularized FD).
   double spectral_error = 0.0;
@@ -24,6 +26,8 @@ struct SketchError {
   double fd_bound(index_t k, index_t ell, bool regularized) const;
 };
 
+/// The exact covariance AᵀA (d × d, on a 2-D block-cyclic ScaLAPACK grid) of the rows added, to
+/// measure sketches against. Built with ADASKETCH_WITH_EVALUATION (version.hpp).
 class ExactCovariance {
  public:
   /// Collective. Rows are added as slices of `partition` (the layout every sketch uses).
@@ -38,6 +42,7 @@ class ExactCovariance {
   SketchError evaluate(const Sketch& sketch);
   /// Collective. All eigenvalues of AᵀA, descending (for tests and reports).
   std::vector<double> covariance_eigenvalues();
+  /// Rows added so far.
   index_t rows_added() const noexcept { return rows_; }
 
  private:

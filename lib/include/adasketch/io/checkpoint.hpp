@@ -1,18 +1,19 @@
 #pragma once
-// Checkpoint files: the complete state of a learner (Learner::state_fields) and of its training run
-// (TrainingState), written atomically with MPI-IO and readable at any rank count.
-//
-// The file format: docs/formats.md, "Checkpoint files" (one version; files of another are refused).
-//
-// Writing: the learner's checkpoint hook first copies state it keeps in another layout into its
-// staged fields (an exact learner's d×d matrix, by feature rows); every rank writes its blocks
-// (MPI_File_write_at_all), rank 0 the header, table and the replicated fields, into FILE.tmp; MPI_File_sync; every rank closes it; rank 0 renames it to FILE
-// and syncs the directory. A crash at any moment leaves FILE as it was (the previous checkpoint) or
-// complete. Replicated fields are rank 0's copy (they are identical on every rank).
-//
-// Reading at P' ranks: each rank reads its own items of every block, whatever the writer's P (then the
-// learner's hook installs its staged fields), so a run resumes at any rank count; it then equals an uninterrupted run at P' to round-off (bitwise at
-// the writer's rank count).
+/// @file
+/// Checkpoint files: the complete state of a learner (Learner::state_fields) and of its training run
+/// (TrainingState), written atomically with MPI-IO and readable at any rank count.
+///
+/// The file format: docs/formats.md, "Checkpoint files" (one version; files of another are refused).
+///
+/// Writing: the learner's checkpoint hook first copies state it keeps in another layout into its
+/// staged fields (an exact learner's d×d matrix, by feature rows); every rank writes its blocks
+/// (MPI_File_write_at_all), rank 0 the header, table and the replicated fields, into FILE.tmp; MPI_File_sync; every rank closes it; rank 0 renames it to FILE
+/// and syncs the directory. A crash at any moment leaves FILE as it was (the previous checkpoint) or
+/// complete. Replicated fields are rank 0's copy (they are identical on every rank).
+///
+/// Reading at P' ranks: each rank reads its own items of every block, whatever the writer's P (then the
+/// learner's hook installs its staged fields), so a run resumes at any rank count; it then equals an uninterrupted run at P' to round-off (bitwise at
+/// the writer's rank count).
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ namespace adasketch {
 /// What a checkpoint records besides the learner's state.
 struct CheckpointRun {
   LabelMap labels{LabelMap::Kind::real};  ///< the training data's label map
-  TrainingState state;
+  TrainingState state;        ///< where the run stands (train() continues from it)
   int passes = 1;             ///< passes the run was asked for
   std::string data_name;      ///< the training data (for messages)
   index_t data_examples = 0;  ///< its examples per pass (a sanity check on resume); 0: unknown
@@ -43,11 +44,11 @@ struct CheckpointHeader {
   index_t dim = 0;   ///< the learner's d; with compact features (run.original_dim > 0), the original d (+ 1 with a bias)
   int classes = 1;   ///< K
   int ranks = 0;     ///< of the writer
-  CheckpointRun run;
+  CheckpointRun run;  ///< the training run's record
 };
 
-/// Collective. Writes the learner's state and `run` to `path` (format above). Throws Error naming the
-/// file, on every rank, when it cannot be written.
+/// Collective. Writes the learner's state and `run` to `path` (docs/formats.md, "Checkpoint files").
+/// Throws Error naming the file, on every rank, when it cannot be written.
 void save_checkpoint(const std::string& path, Learner& learner, const CheckpointRun& run);
 /// Collective. The same for a learner its caller steps itself (no train() run): the run is its
 /// steps so far, one pass, labels as its loss takes them (LabelMap::of_loss).
@@ -70,8 +71,13 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner);
 /// values as text. grid_rows is not compared: it lays out the run, not the learner, so a checkpoint
 /// resumes on another process grid (to round-off).
 struct SpecDifference {
+  ///@{
+  /// The field's name, and its value in the saved and in the given spec, as text.
   std::string field, saved, given;
+  ///@}
 };
+/// Local. Every field on which `saved` and `given` differ, in LearnerSpec's order (empty when they
+/// agree): what a resumed run reports when its options are not the checkpoint's.
 std::vector<SpecDifference> spec_differences(const LearnerSpec& saved, const LearnerSpec& given);
 
 }  // namespace adasketch

@@ -1,10 +1,11 @@
 #pragma once
-// A trained linear model W (d × K) held as weight slices, block-partitioned by features like a
-// learner's, and its file format. A model saved at one rank count loads at any other: each rank
-// reads the rows of W its own block needs.
-// The file format: docs/formats.md, "Model files". save() writes FILE.tmp with MPI-IO (each rank
-// its rows), syncs it and renames it to FILE on rank 0 after every rank has closed it, so FILE is
-// never half-written; a failed save removes FILE.tmp.
+/// @file
+/// A trained linear model W (d × K) held as weight slices, block-partitioned by features like a
+/// learner's, and its file format. A model saved at one rank count loads at any other: each rank
+/// reads the rows of W its own block needs.
+/// The file format: docs/formats.md, "Model files". save() writes FILE.tmp with MPI-IO (each rank
+/// its rows), syncs it and renames it to FILE on rank 0 after every rank has closed it, so FILE is
+/// never half-written; a failed save removes FILE.tmp.
 #include <memory>
 #include <span>
 #include <string>
@@ -20,6 +21,8 @@
 
 namespace adasketch {
 
+/// A trained linear model W (d × K): a learner's weights with its algorithm, loss, label map, bias
+/// and compact features, saved to and loaded from a model file at any rank count.
 class LinearModel {
  public:
   /// A copy of the learner's current weight slice, with the label map its training data used and
@@ -35,11 +38,14 @@ class LinearModel {
   static LinearModel load(const Communicator& comm, const std::string& path);
   /// The same, split as the caller's `partition` (its d must be the file's).
   static LinearModel load(const Communicator& comm, const std::string& path, const BlockPartition& partition);
-  /// Collective. Writes the model file (format above). Throws Error naming the file when it cannot
-  /// be written, NumericError when a weight is not finite (nothing is written), on every rank.
+  /// Collective. Writes the model file (docs/formats.md, "Model files"). Throws Error naming the file
+  /// when it cannot be written, NumericError when a weight is not finite (nothing is written), on
+  /// every rank.
   void save(const std::string& path) const;
 
+  /// The communicator the model lives on.
   const Communicator& comm() const noexcept { return comm_; }
+  /// The split of W's rows over the ranks.
   const BlockPartition& partition() const noexcept { return partition_; }
   /// The rows of W: the data's features, and the bias feature if any.
   index_t dim() const noexcept { return partition_.dim(); }
@@ -52,9 +58,13 @@ class LinearModel {
   const std::shared_ptr<const FeatureMap>& features() const noexcept { return features_; }
   /// The d of the data the model scores: the original d for compact features, else data_dim().
   index_t original_dim() const noexcept { return features_ ? features_->original_dim() : data_dim(); }
+  /// K, the scores per example.
   int outputs() const noexcept { return loss_.outputs(); }
+  /// The learner's name (Learner::name()) that trained the model.
   const std::string& algorithm() const noexcept { return algorithm_; }
+  /// The loss (with K for softmax).
   const Loss& loss() const noexcept { return loss_; }
+  /// How the training data's labels were mapped (LabelMap::original turns a prediction back).
   const LabelMap& labels() const noexcept { return labels_; }
   /// This rank's rows of W, feature-major: weights()[j*K + k] = W[begin + j, k].
   std::span<const double> weights() const noexcept { return weights_; }

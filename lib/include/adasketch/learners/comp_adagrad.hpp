@@ -1,56 +1,11 @@
 #pragma once
-// CompAdaGrad: composite mirror descent with a compressed, complementary proximal term (Mehta,
-// Rendell, Varghese, Webers 2016, §2–4). Full-matrix AdaGrad in the k-dimensional range of a
-// subsampled randomized Hadamard transform, diagonal AdaGrad on its orthogonal complement:
-//
-//   x_{t+1} = argmin_x η⟨g_t, x⟩ + ηφ(x) + ½‖x − x_t‖²_{A_t},   φ(x) = λ₁‖x‖₁ + λ₂/2‖x‖²      (eq. (2))
-//   A_t = Π̃ᵀK_tΠ̃ + τ P⊥ D_t P⊥,   D_t = diag(G⊥_t)^{1/2} + δI,   G⊥_t = Σ_{s≤t} (P⊥g_s)(P⊥g_s)ᵀ
-//
-// with Π̃ = RHΣ the SRHT (k × n, orthonormal rows; n = dK padded to a power of two, R a seeded
-// choice of k rows, Σ seeded signs), P = Π̃ᵀΠ̃ its projector and P⊥ = I − P. The block K_t:
-//   outside_root (default, the paper's eq. (19), the variant its Theorem 1 covers):
-//       K_t = (Π̃G_tΠ̃ᵀ)^{1/2} + δI, so Π̃ᵀK_tΠ̃ = (PG_tP)^{1/2} + δP: full-matrix AdaGrad of the projected
-//       gradients; k = n gives δI + G_t^{1/2} (ADA-FULL), k = 0 with τ = 1 gives δ + √G entry-wise
-//       (ADA-DIAG), both exactly;
-//   inside_root (eq. (5)): Π̃ᵀK_tΠ̃ = Πᵀ(ΠG_tΠᵀ + δI)^{1/2}Π with the scaled Π = √(n/k)Π̃, i.e.
-//       K_t = (n/k)((n/k)Π̃G_tΠ̃ᵀ + δI)^{1/2}; at k = n this is (G_t + δI)^{1/2}, not δI + G_t^{1/2}.
-// δ serves as both δ_r and δ_c (as in the paper's experiments).
-//
-// The padding: examples and gradients are zero on the n − dK padding coordinates, but P⊥g is not, so
-// the weights there are part of the state (never of a prediction): the learner runs the paper's
-// algorithm on the zero-padded problem, φ included. They are block-distributed like the features.
-//
-// Storage: x = Π̃ᵀc + x⊥ with c = Π̃x ∈ R^k (replicated) and x⊥ = P⊥x (distributed, Π̃x⊥ = 0), the
-// k × k matrix Π̃G_tΠ̃ᵀ (replicated, eigendecomposed at every step), and diag(G⊥_t) (distributed).
-// One step:
-//   1. one Allreduce of Π̃(a ⊗ e_κ) and (a ⊗ e_κ)ᵀx⊥ for the K classes κ (kK + K numbers) gives the
-//      scores and Π̃g; for a sparse example Π̃(a ⊗ e_κ) costs O(k·s) for s local nonzeros;
-//   2. ℓ2 step (λ₁ = 0), the decoupled solution (eq. (12)–(15)):
-//        c ← (K + ηλ₂I)⁻¹(Kc − ηΠ̃g)                                       (eq. (13) with Π̃)
-//        x⊥ ← B(y − Π̃ᵀν),  y = −ηP⊥g + τD_t x⊥,  B = (τD_t + ηλ₂I)⁻¹,
-//        ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By                                               (eq. (14), (15) simplified)
-//      with a second Allreduce of Π̃BΠ̃ᵀ and Π̃By (k(k+1)/2 + k numbers; none when k = 0);
-//   3. ℓ1 step (λ₁ > 0): the LASSO min ½xᵀQx + uᵀx + ηλ₁‖x‖₁ of §4.2 (Q = A_t + ηλ₂I, u = ηg − A_tx_t)
-//      solved exactly by a primal-dual active-set Newton method, globalized by feature-sign steps so
-//      that it converges on every instance however ill-conditioned (lib/src/learners/comp_lasso.hpp),
-//      until the minimum-norm subgradient is below lasso_tolerance relative to the size of its terms:
-//      one Allreduce for Π̃τD_tΠ̃ᵀ, one at the starting point x_t, two per Newton iteration (usually
-//      one or two iterations; a rejected Newton point adds a feature-sign step).
-// Per step and rank: O(L log L + k² log n) for its L ≈ n/P coordinates plus O(k³) for the
-// eigendecomposition of the k × k block. The complement gradient P⊥g is dense, so even a sparse
-// example changes D_t and x⊥ on every coordinate; the transforms of those dense vectors run on aligned
-// dyadic pieces (lib/src/linalg/hadamard.hpp), O(L log L) instead of O(k·L). Nothing is allocated per
-// example.
-//
-// Dual averaging (comp-adagrad-da; the paper restricts itself to mirror descent, §2, "for
-// simplicity"): the primal-dual form of Duchi et al. that the other AdaGrad learners' "-da" take,
-//   x_{t+1} = argmin_x η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t},   ḡ_t = Σ_{s≤t} g_s,
-// solved by the same steps with x_t replaced by 0, g by ḡ and φ by tφ; it keeps Π̃ḡ (k, replicated)
-// and P⊥ḡ = Σ P⊥g_s (distributed) and costs what a mirror-descent step costs. The paper's regret
-// bound (Theorem 1) is for mirror descent only.
-//
-// Multiclass (softmax): W (d × K) is the dK-vector of the feature-major interleaved layout, padded
-// to a power of two like a binary learner's d.
+/// @file
+/// CompAdaGrad: composite mirror descent with a compressed, complementary proximal term (Mehta,
+/// Rendell, Varghese, Webers 2016, §2–4): full-matrix AdaGrad in the k-dimensional range of a
+/// subsampled randomized Hadamard transform Π̃, diagonal AdaGrad on its orthogonal complement,
+/// A_t = Π̃ᵀK_tΠ̃ + τP⊥D_tP⊥, with φ(x) = λ₁‖x‖₁ + λ₂/2‖x‖² (eq. (2)). The update, the two placements
+/// of δ, the padding to a power of two, the ℓ2 and ℓ1 steps and their cost, dual averaging:
+/// docs/design.md §2, "CompAdaGrad".
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -69,12 +24,14 @@ class Srht;
 class CompositeLasso;
 }  // namespace detail
 
+/// The hyperparameters of CompAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
 struct CompAdaGradOptions {
+  /// The update: the paper's mirror descent, or dual averaging.
   enum class Form {
     mirror_descent,  ///< composite mirror descent, eq. (2): the paper's algorithm
-    dual_averaging,  ///< x_{t+1} = argmin η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t} (see the file comment)
+    dual_averaging,  ///< x_{t+1} = argmin η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t} (docs/design.md §2)
   };
-  /// Where δ sits in the subspace block (see the file comment).
+  /// Where δ sits in the subspace block (docs/design.md §2, "CompAdaGrad").
   enum class Placement {
     outside_root,  ///< K = (Π̃GΠ̃ᵀ)^{1/2} + δI (eq. (19)): the default
     inside_root,   ///< Π̃ᵀKΠ̃ = Πᵀ(ΠGΠᵀ + δI)^{1/2}Π (eq. (5))
@@ -86,8 +43,8 @@ struct CompAdaGradOptions {
   double lambda1 = defaults::lambda1;   ///< φ's ℓ1 weight λ₁ ≥ 0
   double lambda2 = defaults::lambda2;   ///< φ's ℓ2 weight λ₂ ≥ 0 (the paper's λ)
   std::uint64_t seed = defaults::seed;  ///< the SRHT's rows and signs
-  Placement placement = Placement::outside_root;
-  Form form = Form::mirror_descent;
+  Placement placement = Placement::outside_root;  ///< where δ sits (no LearnerSpec field)
+  Form form = Form::mirror_descent;               ///< mirror descent, or dual averaging ("-da")
   /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of Π̃GΠ̃ᵀ count as zero, in [0, 1): the eigensolver fixes
   /// them only to about k·u·λ_max, and the square root would turn that into √(k·u·λ_max).
   double rank_tolerance = 1e-15;
@@ -99,6 +56,7 @@ struct CompAdaGradOptions {
   int lasso_max_iterations = 100;
 };
 
+/// CompAdaGrad (comp-adagrad, comp-adagrad-da): the learner make_learner builds for those names.
 class CompAdaGrad final : public Learner {
  public:
   /// Not collective. Throws InvalidArgument unless dim ≥ 1, 0 ≤ k ≤ n, η > 0, δ > 0 (normal), τ ≥ 0,
@@ -116,6 +74,7 @@ class CompAdaGrad final : public Learner {
   /// Algorithm, loss (K for softmax), k (as ell), η, δ, τ, λ₁, λ₂ and the seed. The placement and the
   /// tolerances have no LearnerSpec field: make_learner always uses the defaults.
   LearnerSpec spec() const override;
+  /// The options as given.
   const CompAdaGradOptions& options() const noexcept { return options_; }
   /// n: dK padded to a power of two (the SRHT's dimension).
   index_t padded_dim() const noexcept { return n_; }

@@ -1,13 +1,18 @@
 #pragma once
-// The learners' default hyperparameters: one set, from the hyperparameter table, read by the
-// options structs of every learner (DiagonalAdaGradOptions, SketchedAdaGradOptions,
-// SketchedNewtonOptions, FullAdaGradOptions, FullNewtonOptions, CompAdaGradOptions), so that a
-// learner has the same defaults whichever way it is built.
+/// @file
+/// The learners' default hyperparameters: one set, from the hyperparameter table, read by the
+/// options structs of every learner (DiagonalAdaGradOptions, SketchedAdaGradOptions,
+/// SketchedNewtonOptions, FullAdaGradOptions, FullNewtonOptions, CompAdaGradOptions), so that a
+/// learner has the same defaults whichever way it is built.
 #include <cstdint>
 
 #include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/types.hpp"
 
+/// The default hyperparameters as constants: one `inline constexpr` per number and switch of the
+/// hyperparameter table (ADASKETCH_HYPERPARAMETERS, learners/hyperparameter_table.h: ell, eta, delta,
+/// alpha0, C, sigma, seed, lambda1, lambda2, tau, diag_rescale, grid_rows, with the table's type,
+/// name and default), and the settings below that are not hyperparameters of LearnerSpec.
 namespace adasketch::defaults {
 
 // The numbers and switches of the hyperparameter table (hyperparameters.hpp), as constants.

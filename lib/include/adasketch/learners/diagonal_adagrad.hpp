@@ -1,25 +1,9 @@
 #pragma once
-// ADA-DIAG: AdaGrad with a diagonal proximal matrix (Duchi et al. 2011; restated in the ADA-FD
-// paper §2, eq. (1)–(2), and docs/design.md §2). Every entry (j, k) of W (d × K) has its own statistic
-// G_jk = Σ_s g_{s,jk}², with g_s = x_s ⊗ ∂ℓ_s/∂p, and H = δ + √G entry-wise. With the composite term
-// φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² both steps have a closed form per entry (soft(y, a) = sign(y)(|y| − a)₊):
-//   composite mirror descent (eq. (2)):  w_{t+1} = argmin ηg_t w + ηφ(w) + H_t(w − w_t)²/2
-//                                                = soft(w_t − ηg_t/H_t, ηλ₁/H_t) / (1 + ηλ₂/H_t)
-//   dual averaging (eq. (1), Duchi et al.'s tηφ):  w_{t+1} = argmin ηḡ_t w + ηtφ(w) + H_t w²/2
-//                                                = −η soft(ḡ_t, tλ₁) / (H_t + ηtλ₂),  ḡ_t = Σ_{s≤t} g_s
-// (φ = 0: w_t − ηg_t/H_t and −ηḡ_t/H_t, computed exactly as such.)
-// Per example: one Allreduce of the K scores, then O(s·K) local work for s local nonzeros (O(d_p·K)
-// for a dense slice). The dual-averaging form stores Σ g and G only and forms a weight when it is
-// read, so a sparse step never touches the other features. No allocation after construction.
-//
-// Lazy composite mirror descent: φ shrinks every entry at every step, also those whose gradient
-// entry is zero (their H stays constant). An entry keeps the step up to which it is current,
-// `last`; when a step reads or updates it, the k = t − 1 − last skipped steps are applied at once:
-// the k-fold composition of y ↦ soft(y, a)/(1 + b) (a = ηλ₁/H, b = ηλ₂/H) is
-//   sign(y) (|y| r^k − a r(1 − r^k)/(1 − r))₊,  r = 1/(1 + b)   (|y| − k a)₊ sign(y) when b = 0,
-// since the iterates decrease in |·| and stay at 0 once there; it is evaluated as
-// |y| e^{−kL} + a·expm1(−kL)/b with L = log1p(b). A sparse step stays O(s·K); `last` is part of
-// the checkpoint (a block like W, so it does not depend on the rank count).
+/// @file
+/// ADA-DIAG: AdaGrad with a diagonal proximal matrix (Duchi et al. 2011; restated in the ADA-FD
+/// paper §2, eq. (1)–(2)): every entry of W has its own H = δ + √G, and the composite step with
+/// φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² has a closed form per entry, applied lazily to the entries a sparse step
+/// skips. The formulas and the lazy k-fold shrink: docs/design.md §2, "ADA-DIAG".
 #include <span>
 #include <string>
 #include <vector>
@@ -29,15 +13,21 @@
 
 namespace adasketch {
 
+/// The hyperparameters of DiagonalAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
 struct DiagonalAdaGradOptions {
-  enum class Form { mirror_descent, dual_averaging };
+  /// The update: composite mirror descent (ADA-FD paper eq. (2)) or dual averaging (eq. (1)).
+  enum class Form {
+    mirror_descent,  ///< composite mirror descent (ada-diag)
+    dual_averaging   ///< dual averaging with Duchi et al.'s tηφ (ada-diag-da)
+  };
   double eta = defaults::eta;          ///< step size η > 0
   double delta = defaults::delta;      ///< δ > 0 added to the diagonal √G
-  Form form = Form::mirror_descent;
+  Form form = Form::mirror_descent;    ///< mirror descent, or dual averaging ("-da")
   double lambda1 = defaults::lambda1;  ///< λ₁ ≥ 0 of φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: exact zeros in W
   double lambda2 = defaults::lambda2;  ///< λ₂ ≥ 0 of φ
 };
 
+/// ADA-DIAG (ada-diag, ada-diag-da): the learner make_learner builds for those names.
 class DiagonalAdaGrad final : public Learner {
  public:
   /// Not collective. Throws InvalidArgument unless dim ≥ 1, η > 0, δ > 0, λ₁ ≥ 0 and λ₂ ≥ 0 (finite).
@@ -51,6 +41,7 @@ class DiagonalAdaGrad final : public Learner {
   void weights(std::span<double> out) const override;
   /// Algorithm, loss (K for softmax), η, δ, λ₁ and λ₂.
   LearnerSpec spec() const override;
+  /// The options as given.
   const DiagonalAdaGradOptions& options() const noexcept { return options_; }
 
  protected:

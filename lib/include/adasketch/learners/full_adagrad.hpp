@@ -1,38 +1,11 @@
 #pragma once
-// ADA-FULL: AdaGrad with the full proximal matrix (Duchi et al. 2011; restated in the ADA-FD paper §2
-// and the ADA-GP/DP paper's H_t), the exact baseline of the sketched learners (sketched_adagrad.hpp):
-//   G_t = Σ_{s≤t} g_s g_sᵀ,   H_t = δI + G_t^{1/2},
-//   composite mirror descent (φ = 0):  w_{t+1} = w_t − η H_t⁻¹ g_t            (ada-full)
-//   dual averaging (φ = 0):            w_{t+1} = −η H_t⁻¹ Σ_{s≤t} g_s          (ada-full-da)
-// Multiclass (softmax, K scores): W is d×K stored feature-major as a dK-vector and g = x ⊗ ∂ℓ/∂p, so G
-// is dK×dK, as in the sketched learners; binary and regression losses have K = 1.
-//
-// G lives on a 2-D block-cyclic ScaLAPACK grid built from the learner's communicator (nprow × npcol =
-// P, square blocks); weights and Σg stay in the feature layout of every learner (rank p holds
-// features [begin(p), end(p)), docs/design.md §3). A step with g ≠ 0:
-//   1. one Allreduce of the K scores and ‖x‖²;
-//   2. g (and Σg) moved to the grid (pdgemr2d), G += ggᵀ (pdger);
-//   3. G = VΛVᵀ by the divide-and-conquer eigensolver (pdsyevd) on a copy of G, its status agreed by
-//      one more Allreduce of one number;
-//   4. H⁻¹v = V diag(1/(δ + √λ_i)) Vᵀv (two pdgemv) for v = g or Σg, moved back (pdgemr2d).
-// The eigendecomposition is recomputed each step: G_t^{1/2} changes in every eigenvector when G_t takes
-// a rank-one term, and even the rank-one update of an eigendecomposition (the secular equation, as in
-// the divide-and-conquer merge) ends with V ← V·U for a dense n×n U, O(n³) as well, while round-off
-// would accumulate in V over the steps. Eigenvalues λ_i ≤ rank_tolerance·λ_max are
-// the round-off of G's null space (t < dK) and count as zero (factor 1/δ, as the sketched learners drop
-// them): √λ would otherwise put about √(u·λ_max)/δ of noise into H⁻¹.
-// A zero gradient (ℓ' = 0 or x = 0) changes neither G nor the weights (no eigensolve).
-//
-// Cost per example (n = dK, P processes): the eigensolve O(n³/P) flops (and O(n) messages of its
-// tridiagonal reduction), two products and the update O(n²/P), two vector moves O(n/P) words, and n²/P
-// doubles of memory for G plus as much for its copy and for V. An exact baseline for d·K up to a few
-// thousand. Every rank holds at most its feature block of any vector. The per-example path allocates
-// nothing itself (ScaLAPACK's own buffers are its business).
-//
-// The partition must have equal blocks (BlockPartition(d, P) or with an explicit block size; the
-// trailing blocks may be shorter or empty): ScaLAPACK's 1-D block layout, so vectors move with one
-// pdgemr2d. Checkpoints store G by feature rows (a StateFields block staged from the grid), so a run
-// resumes at any rank count and on any grid.
+/// @file
+/// ADA-FULL: AdaGrad with the full proximal matrix H_t = δI + G_t^{1/2}, G_t = Σ_{s≤t} g_s g_sᵀ
+/// (Duchi et al. 2011; restated in the ADA-FD paper §2 and the ADA-GP/DP paper's H_t), the exact
+/// baseline of the sketched learners (sketched_adagrad.hpp), by mirror descent (ada-full) or dual
+/// averaging (ada-full-da). G (dK × dK) lives on a 2-D block-cyclic ScaLAPACK grid and is
+/// eigendecomposed at every step. The step, its cost and the layout: docs/design.md §2, "The exact
+/// learners". Built with ADASKETCH_WITH_EXACT_LEARNERS (version.hpp).
 #include <memory>
 #include <span>
 #include <string>
@@ -43,12 +16,14 @@
 
 namespace adasketch {
 
+/// The hyperparameters of FullAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
 struct FullAdaGradOptions {
+  /// The update: mirror descent or dual averaging.
   enum class Form {
     mirror_descent,  ///< composite mirror descent, φ = 0 (ADA-FD paper eq. (2))
     dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD paper eq. (1))
   };
-  Form form = Form::mirror_descent;
+  Form form = Form::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
   double eta = defaults::eta;      ///< step size η > 0
   double delta = defaults::delta;  ///< δ > 0: H = δI + G^{1/2}
   /// Eigenvalues λ ≤ rank_tolerance·λ_max of G count as zero, in [0, 1). The default is about the
@@ -60,6 +35,7 @@ struct FullAdaGradOptions {
   int block = defaults::grid_block;
 };
 
+/// ADA-FULL (ada-full, ada-full-da): the learner make_learner builds for those names, with ScaLAPACK.
 class FullAdaGrad final : public Learner {
  public:
   /// Collective (builds the process grids on comm). Throws InvalidArgument, on every rank, unless
@@ -77,20 +53,25 @@ class FullAdaGrad final : public Learner {
   /// Algorithm, loss (K for softmax), η, δ and grid_rows. rank_tolerance and block have no LearnerSpec
   /// field: make_learner uses their defaults.
   LearnerSpec spec() const override;
+  /// The options as given.
   const FullAdaGradOptions& options() const noexcept { return options_; }
   /// The process grid actually used (nprow × npcol) and its block size.
+  ///@{
   int grid_rows() const noexcept;
   int grid_cols() const noexcept;
   int block() const noexcept;
+  ///@}
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
   /// W (d × K), for dual averaging Σg, and G by feature rows (a staged block of width dK·K).
   void add_state_fields(StateFields& fields) override;
-  /// G from the grid into the staged rows, and back.
+  /// G from the grid into the staged rows (before a save), and back (after a load).
+  ///@{
   void before_state_save(StateFields& fields) override;
   void after_state_load(StateFields& fields) override;
+  ///@}
 
  private:
   struct Grid;  // lib/src/learners/full_adagrad.cpp: the ScaLAPACK side

@@ -1,21 +1,6 @@
-/* The learners' hyperparameters, each declared once (issue 24; docs/design.md §2, "One table"), for C
+/** @file
+ * The learners' hyperparameters, each declared once (issue 24; docs/design.md §2, "One table"), for C
  * and C++: adasketch.h builds the C adasketch_spec from it, hyperparameters.hpp the C++ LearnerSpec.
- *
- * ADASKETCH_HYPERPARAMETERS(X) calls X once per hyperparameter, in the order reports and messages
- * list them, with the columns
- *   kind        number, choice (an enum named by to_string/from_string), flag (a switch) or list
- *               (comma-separated numbers)
- *   type        its C++ type (a number's is also its C type)
- *   member      its LearnerSpec and adasketch_spec field, the Python keyword, its name in a
- *               checkpoint's spec block and in the C and Fortran settings text
- *   option      `adasketch train --OPTION` and its config-file key
- *   value       its default (the options structs read it through adasketch/learners/defaults.hpp)
- *   role        learner (part of what a checkpoint must match) or layout (how a run is laid out,
- *               free to change on resume)
- *   value_name  the placeholder of --help
- *   range       the values the learners accept
- *   symbol      its symbol in the papers
- *   help        one line of what it does, and which learners read it
  * Adding a hyperparameter takes its row here, the family's options struct and mapping that read it
  * (docs/design.md §2, "One table"), and its test. */
 #ifndef ADASKETCH_LEARNERS_HYPERPARAMETER_TABLE_H
@@ -23,6 +8,25 @@
 
 #include <stdint.h>
 
+/** The hyperparameter table (an X-macro): ADASKETCH_HYPERPARAMETERS(X) calls X once per
+ * hyperparameter, in the order reports and messages list them, with the columns
+ * - kind: number, choice (an enum named by to_string/from_string), flag (a switch) or list
+ *   (comma-separated numbers)
+ * - type: its C++ type (a number's is also its C type)
+ * - member: its LearnerSpec and adasketch_spec field, the Python keyword, its name in a checkpoint's
+ *   spec block and in the C and Fortran settings text
+ * - option: `adasketch train --OPTION` and its config-file key
+ * - value: its default (the options structs read it through adasketch/learners/defaults.hpp)
+ * - role: learner (part of what a checkpoint must match) or layout (how a run is laid out, free to
+ *   change on resume)
+ * - value_name: the placeholder of --help
+ * - range: the values the learners accept
+ * - symbol: its symbol in the papers
+ * - help: one line of what it does, and which learners read it
+ *
+ * X takes the ten columns as parameters (or the first few and `...`); its expansion for one row is
+ * the caller's:
+ * a field (LearnerSpec, adasketch_spec), a constant (defaults::), a call (for_each_hyperparameter). */
 #define ADASKETCH_HYPERPARAMETERS(X)                                                                                   \
   X(number, int64_t, ell, "ell", 10, learner, "N", ">= 0", "ℓ (τ in the AdaGrad papers, m in SON)",                    \
     "sketch size ℓ (sketched learners; comp-adagrad: the SRHT's k; 0: no sketch, for the SON variants plain ONS "      \

@@ -1,10 +1,11 @@
 #pragma once
-// The C++ side of the hyperparameter table (adasketch/learners/hyperparameter_table.h, which
-// declares each hyperparameter once): its rows as HyperparameterInfo, and for_each_hyperparameter.
-// From the table derive LearnerSpec and its defaults, `train`'s options, --help, config keys, a
-// checkpoint's spec block and reading its options back as defaults, spec_differences, the options
-// line of `train`, the Python keywords, the C adasketch_spec and its conversions, and the settings
-// text of the C and Fortran interfaces.
+/// @file
+/// The C++ side of the hyperparameter table (adasketch/learners/hyperparameter_table.h, which
+/// declares each hyperparameter once): its rows as HyperparameterInfo, and for_each_hyperparameter.
+/// From the table derive LearnerSpec and its defaults, `train`'s options, --help, config keys, a
+/// checkpoint's spec block and reading its options back as defaults, spec_differences, the options
+/// line of `train`, the Python keywords, the C adasketch_spec and its conversions, and the settings
+/// text of the C and Fortran interfaces.
 #include <string_view>
 
 #include "adasketch/learners/hyperparameter_table.h"
@@ -20,8 +21,8 @@ enum class HyperparameterRole { learner, layout };
 struct HyperparameterInfo {
   std::string_view member;      ///< LearnerSpec's field, the Python keyword
   std::string_view option;      ///< `train --option`, the config-file key
-  HyperparameterKind kind;
-  HyperparameterRole role;
+  HyperparameterKind kind;      ///< number, choice, flag or list
+  HyperparameterRole role;      ///< learner or layout
   std::string_view value_name;  ///< --help's placeholder
   std::string_view range;       ///< the values the learners accept
   std::string_view symbol;      ///< the papers' symbol

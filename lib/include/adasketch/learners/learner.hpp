@@ -1,11 +1,13 @@
 #pragma once
-// The interface every online learner shares (ensmallen style: hyperparameters in the constructor's
-// options, one step() per example, run state kept inside the learner).
-//
-// A learner owns the weights W (d × K, K = loss.outputs()), block-partitioned by features like every
-// d-vector: rank p holds rows [begin(p), end(p)) of W, feature-major (a feature's K weights
-// contiguous). Examples are passed as the rank's slice (LocalRow); every rank calls step() and
-// predict() for every example (they are collective).
+/// @file
+/// The interface every online learner shares (ensmallen style: hyperparameters in the constructor's
+/// options, one step() per example, run state kept inside the learner), the LearnerSpec of
+/// make_learner, and the hyperparameters as text.
+///
+/// A learner owns the weights W (d × K, K = loss.outputs()), block-partitioned by features like every
+/// d-vector: rank p holds rows [begin(p), end(p)) of W, feature-major (a feature's K weights
+/// contiguous). Examples are passed as the rank's slice (LocalRow); every rank calls step() and
+/// predict() for every example (they are collective).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -47,7 +49,7 @@ struct LearnerSpec {
   /// buffer), ada-gp, ada-gp-da, ada-dp, ada-dp-da, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
   /// fast-rfd-son, comp-adagrad, comp-adagrad-da; with ScaLAPACK: ada-full, ada-full-da, full-on.
   std::string algorithm = "ada-fd";
-  LossKind loss = LossKind::logistic;
+  LossKind loss = LossKind::logistic;  ///< the loss (Loss); logistic by default
   int classes = 2;  ///< K for the softmax loss
 #define ADASKETCH_SPEC_FIELD(kind, type, member, option, value, ...) type member = value;
   ADASKETCH_HYPERPARAMETERS(ADASKETCH_SPEC_FIELD)
@@ -56,6 +58,7 @@ struct LearnerSpec {
 
 /// A hyperparameter's value as `train`'s options, config files and reports write it: numbers in
 /// their shortest exact form, enums by name, switches as true/false, lists comma-separated.
+///@{
 std::string hyperparameter_text(double value);
 std::string hyperparameter_text(index_t value);
 std::string hyperparameter_text(int value);
@@ -64,10 +67,12 @@ std::string hyperparameter_text(bool value);
 std::string hyperparameter_text(EtaSchedule value);
 std::string hyperparameter_text(FormChoice value);
 std::string hyperparameter_text(const std::vector<double>& values);
+///@}
 
 /// The inverse of hyperparameter_text: sets `value` from `text` and returns true, or returns false
 /// (value unspecified) when `text` is not a value of its type (checkpoint files keep their
-/// hyperparameters as text; docs/formats.md).
+/// hyperparameters as text; docs/formats.md). Local; does not throw for bad text.
+///@{
 bool parse_hyperparameter(std::string_view text, double& value);
 bool parse_hyperparameter(std::string_view text, index_t& value);
 bool parse_hyperparameter(std::string_view text, int& value);
@@ -76,6 +81,7 @@ bool parse_hyperparameter(std::string_view text, bool& value);
 bool parse_hyperparameter(std::string_view text, EtaSchedule& value);
 bool parse_hyperparameter(std::string_view text, FormChoice& value);
 bool parse_hyperparameter(std::string_view text, std::vector<double>& values);
+///@}
 
 /// Sets the hyperparameter `member` (its LearnerSpec field, e.g. "eta"; or "classes") of `spec` from
 /// `value`, written as hyperparameter_text writes it. Throws InvalidArgument naming the member when
@@ -88,6 +94,10 @@ struct StepResult {
   bool mistake = false;  ///< classification mistake of w_t on this example (false for regression)
 };
 
+/// Base of every online learner: the weights W (d × K), block-partitioned by features, and one
+/// step() per example. Built by make_learner from a LearnerSpec, or by a family's constructor
+/// (DiagonalAdaGrad, SketchedAdaGrad, SketchedNewton, CompAdaGrad, FullAdaGrad, FullNewton). A new
+/// family derives from it and implements the protected hooks.
 class Learner {
  public:
   virtual ~Learner() = default;
@@ -96,10 +106,15 @@ class Learner {
 
   /// Algorithm name as accepted by make_learner (e.g. "ada-fd", "rfd-son").
   virtual std::string name() const = 0;
+  /// The communicator the learner lives on (a copy of the caller's view; the handle is not owned).
   const Communicator& comm() const noexcept { return comm_; }
+  /// The split of the d features over the ranks (partition().dim() is d).
   const BlockPartition& partition() const noexcept { return partition_; }
+  /// The loss, with K for softmax.
   const Loss& loss() const noexcept { return loss_; }
+  /// K, the scores per example: loss().outputs().
   int outputs() const noexcept { return loss_.outputs(); }
+  /// This rank's features d_p = end − begin of its block.
   index_t local_dim() const noexcept { return partition_.size(comm_.rank()); }
   /// Examples processed by step().
   index_t steps() const noexcept { return steps_; }
@@ -145,8 +160,10 @@ class Learner {
   /// reads the views, load_checkpoint the second after it filled them. A learner that lists state kept
   /// in another layout (StateFields::staged_block: a block-cyclic matrix) copies it into the views, or
   /// takes it from them; the default does nothing.
+  ///@{
   virtual void before_state_save(StateFields& fields) { (void)fields; }
   virtual void after_state_load(StateFields& fields) { (void)fields; }
+  ///@}
 
  private:
   friend struct detail::CheckpointAccess;
@@ -159,10 +176,14 @@ class Learner {
   index_t steps_ = 0;
 };
 
-/// Throws InvalidArgument naming an unknown algorithm or a violated condition. The features are split
-/// uniformly (BlockPartition(dim, comm.size())), or as the caller's `partition`.
+/// The learner `spec` names, built with its hyperparameters. Call it on every rank of comm alike (the
+/// exact learners' constructors are collective). Throws InvalidArgument naming an unknown algorithm
+/// or a violated condition. The features are split uniformly (BlockPartition(dim, comm.size())), or
+/// as the caller's `partition` (one part per rank).
+///@{
 std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, const LearnerSpec& spec);
 std::unique_ptr<Learner> make_learner(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec);
+///@}
 /// Whether make_learner needs a partition with equal blocks (BlockPartition::has_equal_blocks) for
 /// `algorithm`: the exact learners (ScaLAPACK's layout).
 bool needs_equal_blocks(std::string_view algorithm) noexcept;

@@ -1,70 +1,11 @@
 #pragma once
-// Sketched full-matrix AdaGrad: ADA-FD (Wan, Wei, Zhang 2018, Alg. 1 and 2, eq. (6), (7)) and ADA-GP /
-// ADA-DP (Wan, Zhang 2019, Alg. 1 and 2). H_t = δI + (B_tᵀB_t)^{1/2} with B_t a sketch of the
-// gradients (FD, fast FD or a Gaussian random projection) or of the data (random projection).
-//
-//   composite mirror descent (ADA-FD Alg. 2, ADA-GP Alg. 1, ADA-DP Alg. 2):  w_{t+1} = w_t − η H_t⁻¹ g_t
-//   dual averaging (ADA-FD Alg. 1, eq. (6)):                                w_{t+1} = −η H_t⁻¹ ḡ_t,  ḡ_t = Σ_{s≤t} g_s
-//
-// H⁻¹ through the R×R Gram only. With M = BBᵀ = UΛUᵀ (R = sketch rows; eigendecomposed every step,
-// identically on every rank) and σ_i = √λ_i, the papers' Woodbury form is
-//   H⁻¹v = (v − V(δI + Σ)⁻¹ΣVᵀv)/δ,   B = UΣVᵀ,
-// and since V = BᵀUΣ⁻¹ on the range of B, V(δI+Σ)⁻¹ΣVᵀ = BᵀU diag(1/(σ_i(δ+σ_i)))UᵀB = BᵀPB:
-//   H⁻¹v = (v − BᵀPBv)/δ,   P = U diag(1/(σ_i(δ+σ_i))) Uᵀ,
-// dropping the λ_i ≤ rank_tolerance·λ_max. Accuracy: the Gram fixes λ_i only to about u·λ_max
-// (u = 2⁻⁵³), so a direction with tiny σ_i has its factor σ_i/(δ+σ_i) in H⁻¹ wrong by about
-// u·λ_max/(σ_i δ); dropping it instead errs by σ_i/δ. Both stay below √(rank_tolerance·λ_max)/δ ≈
-// 3·10⁻⁸·σ_max/δ at the default, the price of never forming an SVD of the ℓ×d matrix B
-// (docs/design.md §3). H⁻¹'s eigenvalues stay in [1/(δ+σ_max), 1/δ] whatever is dropped.
-//
-// Multiclass (softmax, K scores): W is d×K, stored feature-major as a dK-vector, and a gradient is
-// G = x ⊗ ∂ℓ/∂p. The gradient sketches have dimension dK on the interleaved partition (a feature's K
-// entries stay on its owner). ADA-DP sketches x (dimension d) and applies H ⊗ I_K: each class column
-// of W takes the step of ADA-DP Alg. 2 for its own gradient x·∂ℓ/∂p_k.
-//
-// Lazy weights (docs/design.md §3): w = w̄ + Zᵀc (gradient sketches, c ∈ R^{R_z}) or W = W̄ + ZᵀC (data
-// sketch, C ∈ R^{R_z×K}), with B = M·Z the sketch's stored basis Z and mixing M (Sketch). One step:
-//   1. one Allreduce of [Z(x⊗e_k) for k < K, w̄ᵀ(x⊗e_k) for k < K, ‖x‖²] (R_z·K + K + 1 numbers;
-//      R_z + K + 1 for the data sketch): the scores p_k = w̄ᵀ(x⊗e_k) + cᵀZ(x⊗e_k) and
-//      Zg = Σ_k ∂ℓ/∂p_k Z(x⊗e_k), ‖g‖² = ‖x‖²‖∂ℓ/∂p‖²;
-//   2. mirror descent: if the insertion will restructure the sketch (an FD shrink), fold
-//      w̄ += Zᵀc, c = 0 (the sparse FD form defers the sum over the features: Sketch::fold_coefficients;
-//      a step settles its example's entries first); insert g (or x); c ← c' with
-//      Z_oldᵀc = Z_newᵀc' + βg, w̄ += βg; then w̄ −= (η/δ)g and c += (η/δ)·MᵀP(M Z_new g);
-//   3. dual averaging keeps w̄ = −(η/δ)ḡ and Zw̄ through the insertions (update_product, with
-//      gᵀw̄ = Σ_k ∂ℓ/∂p_k w̄ᵀ(x⊗e_k) from the same Allreduce) and sets c = −MᵀP(M Zw̄): no fold.
-// A step touches O(R_z·s·K) sketch entries for s local nonzeros plus O(R³) for P (between dense FD
-// shrinks, or always with the sparse form, SketchForm::sparse), and reads the sketch once for a
-// dense example. Nothing is allocated per example.
-//
-// A zero gradient (∂ℓ/∂p = 0, or x = 0) leaves a gradient sketch, w̄ and c unchanged and is not
-// inserted, so the t-th *inserted* gradient of ADA-GP draws the random vector r_t (the same law as
-// the paper's Alg. 1, whose r_t g_tᵀ is zero then). ADA-DP inserts every x_t (Alg. 2 line 4). With a
-// composite term the step is still taken (φ shrinks w, and dual averaging's tηφ grows with t).
-//
-// Composite regularization φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (ADA-FD eq. (1), (2); ADA-GP/DP end of §3.3), with
-// H' = H + η'λ₂I = δ'I + VΣVᵀ (B = UΣVᵀ):
-//   mirror descent:  w_{t+1} = argmin η⟨g_t, w⟩ + ηφ(w) + ½‖w − w_t‖²_{H_t}          (η' = η)
-//   dual averaging:  w_{t+1} = argmin η⟨ḡ_t, w⟩ + ηtφ(w) + ½wᵀH_tw                   (η' = ηt, Duchi et al.)
-// ℓ2 only (λ₁ = 0): closed forms through the same R×R machinery, H'⁻¹v = (v − BᵀP'Bv)/δ' with P'
-// = U diag(1/(σ_i(δ'+σ_i)))Uᵀ, in the lazy form with a global scale s, w = s(w̄ + Zᵀc):
-//   dual averaging:  w = −ηH'⁻¹ḡ = (δ/δ')(w̄ − Zᵀ MᵀP'M(Zw̄)), w̄ = −(η/δ)ḡ as for φ = 0, s = δ/δ'_t;
-//   mirror descent:  w_{t+1} = H'⁻¹(H w_t − ηg) = ρ w_t − (η/δ')g + Zᵀq,  ρ = δ/δ',
-//                    q = MᵀP'M((η/δ')Zg + (ηλ₂/δ')Zw_t): s ← ρs, then w̄ −= (η/δ')g/s, c += q/s,
-//                    with Zw kept through the insertions (update_product) and the steps
-//                    (Z w_{t+1} = ρZw_t − (η/δ')Zg + Kq, Sketch::apply_basis_gram). When s falls
-//                    below 10⁻¹⁵⁰ it is folded into w̄ and c, O(d_p·K) once every
-//                    ~345/log(1 + ηλ₂/δ) steps; otherwise a step costs what it costs for φ = 0.
-// ℓ1 (λ₁ > 0): no closed form for a non-diagonal H'. The prox min ½wᵀH'w − bᵀw + κ‖w‖₁ is solved
-// exactly (to prox_tolerance) through its r-dimensional dual (r ≤ R kept directions;
-// lib/src/learners/sketched_l1_prox.hpp): b = Hw_t − ηg_t, κ = ηλ₁ (mirror descent) or b = −ηḡ_t,
-// κ = ηtλ₁ (dual averaging), warm-started at μ₀ = Cw_t, C = Σ^{1/2}Vᵀ. The weights are explicit
-// (w̄ = w, c = 0: no lazy Zᵀc form) and exactly zero wherever |b − Cᵀμ*| ≤ κ; dual averaging keeps
-// ḡ too. Z w_t joins the step's Allreduce (R_z·K more numbers for ADA-DP, R_z for the others); then
-// each Newton iteration costs one Allreduce of R_z + R_z(R_z+1)/2 + 2 numbers, O(R_z·d_p·K) local
-// work plus O(R_z²) per non-zero weight, and O(R³) replicated: a step is O(R·d/P) per iteration
-// whatever the example's sparsity (a few iterations: the solve starts from the previous weights).
-// ADA-DP solves one such prox per class (H ⊗ I_K).
+/// @file
+/// Sketched full-matrix AdaGrad: ADA-FD (Wan, Wei, Zhang 2018, Alg. 1 and 2, eq. (6), (7)) and ADA-GP /
+/// ADA-DP (Wan, Zhang 2019, Alg. 1 and 2). H_t = δI + (B_tᵀB_t)^{1/2} with B_t a sketch of the
+/// gradients (FD, fast FD or a Gaussian random projection) or of the data (random projection); H⁻¹
+/// is applied through the R×R Gram only, to lazy weights w = w̄ + Zᵀc, with composite ℓ1/ℓ2 terms.
+/// The derivation (the Woodbury form through the Gram, its accuracy, the step, softmax, the
+/// composite steps): docs/design.md §2, "Sketched AdaGrad".
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -82,6 +23,7 @@ namespace detail {
 class SketchedL1Prox;
 }  // namespace detail
 
+/// The hyperparameters of SketchedAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
 struct SketchedAdaGradOptions {
   /// What is sketched, and how.
   enum class Sketching {
@@ -90,12 +32,13 @@ struct SketchedAdaGradOptions {
     rp_gradients,       ///< Gaussian random projection of the gradients, r_t ~ N(0, I/ℓ) (ADA-GP)
     rp_data,            ///< Gaussian random projection of the examples x_t (ADA-DP)
   };
+  /// The update: mirror descent or dual averaging (both take the composite φ).
   enum class Form {
     mirror_descent,  ///< composite mirror descent, φ = 0 (ADA-FD Alg. 2; ADA-GP Alg. 1; ADA-DP Alg. 2)
     dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD Alg. 1, eq. (6))
   };
-  Sketching sketching = Sketching::fd_gradients;
-  Form form = Form::mirror_descent;
+  Sketching sketching = Sketching::fd_gradients;  ///< what is sketched (ada-fd, fast-ada-fd, ada-gp, ada-dp)
+  Form form = Form::mirror_descent;               ///< mirror descent, or dual averaging ("-da")
   index_t ell = defaults::ell;          ///< sketch size ℓ (τ in the papers) ≥ 1
   double eta = defaults::eta;           ///< step size η > 0
   double delta = defaults::delta;       ///< δ > 0 (σ in the ADA-GP/DP paper): H = δI + (BᵀB)^{1/2}
@@ -115,10 +58,16 @@ struct SketchedAdaGradOptions {
   double prox_tolerance = 1e-12;
 };
 
+/// Sketched full-matrix AdaGrad (ada-fd, fast-ada-fd, ada-gp, ada-dp and their "-da" forms): the
+/// learner make_learner builds for those names.
 class SketchedAdaGrad final : public Learner {
  public:
   /// Collective (constructs the sketch on comm). Throws InvalidArgument unless dim ≥ 1, ℓ ≥ 1, η > 0,
   /// δ > 0, λ₁ ≥ 0, λ₂ ≥ 0 (finite), 0 ≤ rank_tolerance < 1 and 0 < prox_tolerance < 1.
+  /// @param comm the caller's communicator (not owned)
+  /// @param dim d, split uniformly over the ranks
+  /// @param loss any loss; softmax takes K scores
+  /// @param options the hyperparameters (default: the table's defaults)
   SketchedAdaGrad(const Communicator& comm, index_t dim, const Loss& loss, const SketchedAdaGradOptions& options = {});
   /// The same on the caller's split of the features (partition.parts() == comm.size()).
   SketchedAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
@@ -133,6 +82,7 @@ class SketchedAdaGrad final : public Learner {
   /// rank_tolerance and prox_tolerance have no LearnerSpec field: make_learner always uses the defaults.
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;
+  /// The options as given.
   const SketchedAdaGradOptions& options() const noexcept { return options_; }
   /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
   const Sketch* sketch() const noexcept override { return sketch_.get(); }

@@ -1,90 +1,11 @@
 #pragma once
-// Sketched Online Newton: FD-SON, fast FD-SON, RP-SON, Oja-SON (SON paper, Luo, Agarwal,
-// Cesa-Bianchi, Langford 2016: Alg. 1 with the sketches of Alg. 2, 8, 6 and 3) and RFD-SON, fast
-// RFD-SON (RFD paper, Luo, Chen, Zhang, Li 2017: Alg. 5 and 6). docs/design.md §2–3.
-//
-// The step (SON Alg. 1; RFD-SON Alg. 5/6 is the same with α_t taken from the RFD sketch), on the
-// sketch B_t ∈ R^{R×d} of the to-sketch vectors ĝ_s = sqrt(σ + η_s) g_s and A_t = α_t I + B_tᵀB_t:
-//   projection  (Alg. 1 line 5, Lemma 1)  x̂ = B_{t−1}x, H = (α I + B_{t−1}B_{t−1}ᵀ)⁻¹,
-//               γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂),  w_t = u_t − γ(x − BᵀHx̂),  τ_C(z) = sgn(z) max(|z| − C, 0),
-//               i.e. w_t = argmin_{|wᵀx| ≤ C} ‖w − u_t‖_{A_{t−1}}, and the prediction w_tᵀx = clip_C(u_tᵀx);
-//   loss        g_t = ℓ'(w_tᵀx) x, ĝ_t = sqrt(σ + η_t) g_t inserted into the sketch (Alg. 1 lines 7–8);
-//   Newton      u_{t+1} = w_t − A_t⁻¹g_t = w_t − (g_t − B_tᵀH_tB_tg_t)/α_t   (Woodbury, Alg. 1 line 9).
-//
-// Cost (docs/design.md §3): the weights are kept lazily as u = ū + Zᵀc (B = M·Z is the sketch's stored
-// basis Z and small mixing M, Sketch; c ∈ R^{R_z} identical on every rank), so one example costs ONE
-// Allreduce of R_z + 2 numbers [Z x, ūᵀx, ‖x‖²], reads the sketch once (Z x), and touches O(R_z·s)
-// sketch entries and s weights for s local nonzeros, plus O(R·R_z) for the mixing and O(R²) for the
-// triangular solves with the cached Cholesky factor of α I + BBᵀ (O(R²) to update after an FD insertion
-// that fills a free row; O(R³) after a shrink, an RP or an Oja update). With the dense form of an FD
-// sketch, Zᵀc is folded into ū before an insertion that rewrites every stored row (a shrink): O(R·d/P);
-// the sparse form (SketchForm::sparse) defers that fold (FD: Sketch::fold_coefficients records c, and a
-// step settles its example's features first) or folds only before its rare rebase (Oja), so a sparse
-// example costs time independent of d (SON §4, App. G; docs/design.md §6). The per-example path does
-// not allocate.
-//
-// Choices (documented deviations and edge cases):
-//   - α > 0, or α = 0 where the paper allows it (below). RFD-SON needs α₀ > 0: with α₀ = 0,
-//     A_t = BᵀB is singular before the first shrink and the RFD paper's Theorem 5 has ln(α_T/α₀).
-//     Tiny α₀ (1e-10) works.
-//   - A zero gradient (ℓ' = 0, x = 0, or σ + η_t = 0) is not inserted into the sketch: FD (Alg. 2)
-//     and Oja (S_t = (tΛ_t)^{1/2}V_t with Λ_t = (1 − 1/t)Λ_{t−1}) would be unchanged by it anyway,
-//     fast FD would spend a buffer row on a zero and RP would only advance its random counter.
-//   - After an FD insertion that fills a free row k (no shrink), x lies in the row space of B_t:
-//     g_t = B_tᵀe_k/sqrt(σ + η_t), so A_t⁻¹g_t = B_tᵀH_te_k/sqrt(σ + η_t) (push-through identity)
-//     is used instead of the Woodbury form. It is the same vector, without the division by α_t
-//     (whose cancellation would cost ~|log10 α_t| digits when α₀ is tiny).
-//   - The pivots of the Cholesky factor of α I + BBᵀ are ≥ α in exact arithmetic and are clamped
-//     to ≥ α; the projection's denominator α·xᵀA⁻¹x is clamped below by α‖x‖²/(α + tr BBᵀ).
-//   - The RFD paper's Alg. 5 line 11 / §5.2 write the projection of u_{t+1} onto K_t with γ from
-//     u_tᵀx_t (superscripts shifted); this follows SON Alg. 1, which the RFD paper defers to: project
-//     onto K_{t+1} = {|wᵀx_{t+1}| ≤ C} before predicting x_{t+1}, so every prediction is bounded by C.
-//   - Test-time scores (Learner::predict, a saved model) are uᵀx; SON's own prediction for x would be
-//     the projected w, i.e. clip_C(uᵀx): the same sign.
-//
-// Options:
-//   - m = 0 (ell = 0, any SON variant): A = αI, nothing is sketched (σ and η_t, which only scale the
-//     to-sketch vector, have no effect), so the step is projected online gradient descent with step
-//     1/α: w = u − τ_C(uᵀx)x/‖x‖², u_{t+1} = w − g/α, the m = 0 baseline of SON Fig. 1 and Table 3;
-//     RFD-SON's α_t stays α₀. No sketch object exists (sketch() is nullptr); O(s) per example.
-//   - α = 0 (fd-son, fast-fd-son and rp-son with one score; SON §2 after Alg. 1 and App. D: "set α = 0
-//     and replace the inverse with the Moore–Penrose pseudoinverse"; §3: RP-SON with α = 0 is
-//     invariant to linear transformations for each realization of the randomness): A_t = B_tᵀB_t,
-//     A⁺ = BᵀH²B with H = (BBᵀ)⁺. The projection is Lemma 2 (App. B), with x̂ = Bx and
-//     r = xᵀx − x̂ᵀHx̂ = ‖(I − A⁺A)x‖²:
-//       x ∉ range(A) (r > √rank_tolerance·‖x‖²):  w = u − τ_C(uᵀx)/r · (x − BᵀHx̂),
-//       x ∈ range(A):                              w = u − τ_C(uᵀx)/‖Hx̂‖² · BᵀH²x̂   (xᵀA⁺x = ‖Hx̂‖²);
-//     the Newton step is u_{t+1} = w_t − A_t⁺g_t = w_t − BᵀH²Bg_t (BᵀHe_k/sqrt(σ + η_t) after an FD
-//     insertion into the free row k, as above). H comes from an eigendecomposition of BBᵀ after
-//     every insertion (eigenvalues ≤ rank_tolerance·λ_max taken as zero): O(R³) per inserted example.
-//     While the gradients span fewer than ℓ dimensions FD drops nothing and FD-SON is App. D's
-//     invariant algorithm exactly; beyond that Theorem 3's bound, which has 1/α, says nothing.
-//     Refused (InvalidArgument): RFD-SON (above); Oja-SON, whose S_tᵀS_t = tV_tᵀΛ_tV_t never equals
-//     G_tᵀG_t and which the paper runs only with α > 0 (1/α is its step size, §5), so neither App. D's
-//     invariance nor a regret bound carries over; ell = 0 (A = 0 never moves); softmax (Lemma 2
-//     handles one constraint |wᵀx| ≤ C, not K).
-//   - Diagonal rescaling (diag_rescale, any variant; SON §5.2 and footnote 6): the algorithm is fed
-//     x̃_t = D_t^{-1/2}x_t instead of x_t, with D_t = D_1 + diag(Σ_{s<t} g_sg_sᵀ), D_1 =
-//     defaults::rescale_d1·I (0.1·I) and g_s = ℓ'_s x_s the gradient in the ORIGINAL coordinates (ℓ'_s
-//     at the step-s prediction): after step t, D_jj += (ℓ'_t x_tj)² on x_t's nonzeros, O(s). The
-//     algorithm's state (u, the sketch) lives in the rescaled coordinates; D is distributed like the
-//     weights. Convention for weights(), predict() and a saved model: they score ORIGINAL examples with
-//     the current D, i.e. w = D^{-1/2}u with D = D_{t+1} after t steps, so wᵀx = uᵀD^{-1/2}x is the
-//     score uᵀx̃ the next step starts from (before its projection).
-//   - Softmax (K scores, every variant, also m = 0; the ADA-GP/DP paper's Table 3 runs RP-SON on USPS):
-//     W ∈ R^{d×K} stored feature-major as the dK-vector u (a feature's K weights on its owner, as
-//     the AdaGrad family), the example's K rows X_k = x ⊗ e_k (D^{-1/2}(x ⊗ e_k) with diag_rescale,
-//     D then being dK-diagonal: the diagonal of Σ g gᵀ), scores z_k = uᵀX_k, gradient
-//     g = Σ_k ∂ℓ/∂p_k X_k = x ⊗ ∂ℓ/∂p, and the sketch of dimension dK on the interleaved partition.
-//     K_t = {W : |W_kᵀx_t| ≤ C for every class k}, and w_t = argmin_{K_t} ‖w − u_t‖_{A_{t−1}} =
-//     u − A⁻¹Xᵀλ with λ the multiplier of the K-variable box-constrained QP with M = X A⁻¹Xᵀ, solved
-//     exactly (lib/src/learners/box_projection.hpp). With A⁻¹ = (I − BᵀHB)/α (Woodbury) and disjoint
-//     supports, αM = diag(‖X_k‖²) − X̂ᵀHX̂ (X̂ = BXᵀ), whose diagonal is floored as for K = 1; then
-//     w = u − Σ_k λ'_k(X_k − BᵀHx̂_k) with λ' = λ/α. The predictions are p = z − αMλ', exactly ±C on
-//     the active bounds (the KKT conditions: classes tied at C stay exact ties, decided alike at every
-//     rank count). One Allreduce of K·R_z + 2K numbers per example; O(K³) for the QP on top of the
-//     K = 1 step, which keeps its own code path (bit for bit the Lemma 1 formula). α = 0 is refused
-//     (Lemma 2 is for one slab).
+/// @file
+/// Sketched Online Newton: FD-SON, fast FD-SON, RP-SON, Oja-SON (SON paper, Luo, Agarwal,
+/// Cesa-Bianchi, Langford 2016: Alg. 1 with the sketches of Alg. 2, 8, 6 and 3) and RFD-SON, fast
+/// RFD-SON (RFD paper, Luo, Chen, Zhang, Li 2017: Alg. 5 and 6). Each step projects u onto
+/// {|wᵀx| ≤ C} in the A-norm and takes the Newton step u ← w − A⁻¹g, A = αI + BᵀB, through the
+/// R×R Gram of the sketch B. The step, its cost, the choices and the options (m = 0, α = 0,
+/// diagonal rescaling, softmax): docs/design.md §2, "Sketched Online Newton".
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -104,14 +25,15 @@ namespace detail {
 class BoxProjection;  // lib/src/learners/box_projection.hpp
 }  // namespace detail
 
+/// The hyperparameters of SketchedNewton; the defaults are the hyperparameter table's (defaults.hpp).
 struct SketchedNewtonOptions {
   /// Sketch of the to-sketch vectors: fd, fast-fd (SON Alg. 2, 8), rp (Alg. 6), oja (Alg. 3, eq. (4)),
   /// rfd, fast-rfd (RFD paper Alg. 3, 4: α_t grows by σ_ℓ²/2 at every shrink).
   SketchKind sketch = SketchKind::fast_rfd;
   /// Sketch size ℓ (m in the papers), ≥ 0; the fast variants buffer 2ℓ rows; oja needs ℓ ≤ d. 0: no
-  /// sketch, A = αI (see above).
+  /// sketch, A = αI (projected online gradient descent).
   index_t ell = defaults::ell;
-  /// SON's α (> 0, or 0 for fd, fast-fd and rp: the pseudo-inverse, see above); for rfd and fast-rfd
+  /// SON's α (> 0, or 0 for fd, fast-fd and rp: the pseudo-inverse, SON App. D); for rfd and fast-rfd
   /// the initial α₀ (> 0) of the sketch's α_t.
   double alpha = defaults::alpha0;
   /// Radius of K_t = {w : |wᵀx_t| ≤ C} (softmax: every class's score; > 0; +∞ disables the projection).
@@ -134,7 +56,7 @@ struct SketchedNewtonOptions {
   /// every row, or ell values; each in (0, 1] (OjaSketchOptions::gamma). Only the oja sketch (ell ≥ 1)
   /// takes them.
   std::vector<double> oja_gamma{};
-  /// Feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_sg_sᵀ) (SON §5.2; see above).
+  /// Feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_sg_sᵀ) (SON §5.2; docs/design.md §2).
   bool diag_rescale = false;
   /// α = 0: eigenvalues of BBᵀ ≤ rank_tolerance·λ_max count as zero, and x counts as in range(A)
   /// when ‖(I − A⁺A)x‖² ≤ √rank_tolerance·‖x‖², in (0, 1). The Gram is exact to about R·u·λ_max
@@ -144,10 +66,15 @@ struct SketchedNewtonOptions {
   double rank_tolerance = 1e-10;
 };
 
+/// Sketched Online Newton (fd-son, fast-fd-son, rp-son, oja-son, rfd-son, fast-rfd-son): the learner
+/// make_learner builds for those names.
 class SketchedNewton final : public Learner {
  public:
-  /// Local (no communication, except the Oja sketch's initial orthonormalization). Throws
-  /// InvalidArgument for an option outside its documented range.
+  /// Local (no communication). Throws InvalidArgument for an option outside its documented range.
+  /// @param comm the caller's communicator (not owned)
+  /// @param dim d ≥ 1, split uniformly over the ranks
+  /// @param loss any loss; softmax takes K scores
+  /// @param options the hyperparameters (default: the table's defaults)
   SketchedNewton(const Communicator& comm, index_t dim, const Loss& loss, const SketchedNewtonOptions& options = {});
   /// The same on the caller's split of the features (partition.parts() == comm.size()).
   SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
@@ -157,13 +84,14 @@ class SketchedNewton final : public Learner {
   /// fd-son, fast-fd-son, rp-son, oja-son, rfd-son or fast-rfd-son.
   std::string name() const override;
   /// Local: out[j·K + k] = u[(begin + j)·K + k], the slice of u = ū + Zᵀc (the weights before the next
-  /// projection); with diag_rescale, D^{-1/2}u (scores of original examples, see above).
+  /// projection); with diag_rescale, D^{-1/2}u (scores of original examples).
   void weights(std::span<double> out) const override;
   /// Algorithm, loss, ℓ, α (alpha0), C, σ, η, the η_t schedule, (rp) the seed, (oja) oja_gamma,
   /// diag_rescale, and the form.
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;
 
+  /// The options as given.
   const SketchedNewtonOptions& options() const noexcept { return options_; }
   /// nullptr when ell = 0.
   const Sketch* sketch() const noexcept override { return sketch_.get(); }

@@ -1,14 +1,17 @@
 #pragma once
-// Eigendecomposition of a small symmetric matrix (the ℓ×ℓ sketch Gram), solved redundantly and
-// identically on every rank (docs/design.md §3). Workspace is kept between calls.
+/// @file
+/// Eigendecomposition of a small symmetric matrix (the ℓ×ℓ sketch Gram), solved redundantly and
+/// identically on every rank (docs/design.md §3), and a Cholesky factorization.
 #include <span>
 #include <vector>
 
 namespace adasketch {
 
+/// Eigendecomposition of a small symmetric n×n matrix, local (every rank solves its own copy, with
+/// the same bits for the same input). Workspace is kept between calls.
 class SymmetricEigen {
  public:
-  /// Prepares workspace for n×n problems (n >= 1).
+  /// Prepares workspace for n×n problems (n >= 1; else InvalidArgument).
   explicit SymmetricEigen(int n);
 
   /// Decomposes the row-major symmetric n×n matrix `a` (only its lower triangle is read).
@@ -31,8 +34,11 @@ class SymmetricEigen {
   /// positive semidefinite within round-off) sends the whole matrix to dsyevd. Throws as compute().
   void compute_bordered(std::span<const double> a);
 
+  /// n.
   int size() const noexcept { return n_; }
+  /// The n eigenvalues of the last decomposition, descending.
   std::span<const double> values() const noexcept { return values_; }
+  /// The matching eigenvectors as the columns of a row-major n×n matrix.
   std::span<const double> vectors() const noexcept { return vectors_; }
 
  private:

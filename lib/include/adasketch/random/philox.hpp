@@ -1,7 +1,8 @@
 #pragma once
-// Counter-based random numbers (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
-// SC'11: Philox4x32-10). There is no hidden state: a value is a pure function of
-// (seed, stream, counter), so a result does not depend on which rank draws it.
+/// @file
+/// Counter-based random numbers (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
+/// SC'11: Philox4x32-10). There is no hidden state: a value is a pure function of
+/// (seed, stream, counter), so a result does not depend on which rank draws it.
 #include <cstdint>
 
 namespace adasketch {
@@ -9,7 +10,9 @@ namespace adasketch {
 /// Explicit RNG state: a seed. Streams and counters are passed at each draw.
 class Philox {
  public:
+  /// The generator of `seed` (any value).
   explicit Philox(std::uint64_t seed) noexcept : seed_(seed) {}
+  /// The seed.
   std::uint64_t seed() const noexcept { return seed_; }
 
   /// Four independent 32-bit words for the 128-bit counter (stream, counter).

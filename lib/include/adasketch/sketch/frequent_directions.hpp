@@ -1,20 +1,11 @@
 #pragma once
-// Frequent Directions and Regularized Frequent Directions, distributed by columns.
-//   FD        RFD paper Alg. 1      fast FD   RFD paper Alg. 2 (SON App. G Alg. 8)
-//   RFD       RFD paper Alg. 3      fast RFD  RFD paper Alg. 4
-// The shrink never forms an SVD of the ℓ×d matrix B: the Gram M = BBᵀ is all-reduced and
-// eigendecomposed, M = UΛUᵀ, on every rank, and B ← diag(sqrt(max(λ_i − λ_ℓ, 0)/λ_i)) Uᵀ B
-// (docs/design.md §3), which is Alg. 1 line 5 written through the right singular vectors V = Λ^{-1/2}UᵀB.
-//
-// Dense form: the shrink multiplies the stored block, O(ℓ²d/P), and the Gram is recomputed exactly.
-// Sparse form (docs/design.md §3, "Deferred shrinks"): Z = B as in the dense form, but a shrink only
-// records its map S (kept × R) and the coefficients a learner folded before it; a feature's column
-// (and its share of the folds, its deferred weight) is brought up to date when a row reaches it, by
-// the products of the shrinks since it was last reached over aligned ranges (O(ℓR·log gap)), and the
-// Gram is set to diag(λ_i − λ_ℓ). Cost per sparse row: O(s·ℓR·log gap + R³/(R − ℓ + 1)), independent
-// of d and of the features met, plus a sweep of the written features each time the history of
-// shrinks (about d/ℓ of them, at most 128 MiB) is full; memory O(R·|U|/P) for the features U written,
-// and the history.
+/// @file
+/// Frequent Directions and Regularized Frequent Directions, distributed by columns.
+///   FD        RFD paper Alg. 1      fast FD   RFD paper Alg. 2 (SON App. G Alg. 8)
+///   RFD       RFD paper Alg. 3      fast RFD  RFD paper Alg. 4
+/// The shrink never forms an SVD of the ℓ×d matrix B: it eigendecomposes the replicated Gram BBᵀ
+/// (docs/design.md §3). The shrink, the two forms (the sparse one defers the shrinks per feature)
+/// and their costs: docs/design.md §2, "The sketches' updates", and §6, "Deferred shrinks".
 #include <memory>
 
 #include "adasketch/linalg/symmetric_eigen.hpp"
@@ -22,6 +13,7 @@
 
 namespace adasketch {
 
+/// The options of FrequentDirections.
 struct FrequentDirectionsOptions {
   /// Sketch size ℓ (≥ 1): the number of rows kept after a shrink, and the index of the shrinking
   /// eigenvalue λ_ℓ (the ℓ-th largest).
@@ -33,19 +25,25 @@ struct FrequentDirectionsOptions {
   bool regularized = false;
   /// α₀, the initial α of the regularized variant (≥ 0). Ignored when regularized is false.
   double alpha0 = 0.0;
-  /// Dense: shrinks rewrite the stored rows. Sparse: see above.
+  /// Dense: shrinks rewrite the stored rows. Sparse: shrinks deferred per feature (docs/design.md §6).
   SketchForm form = SketchForm::dense;
 };
 
+/// FD, fast FD, RFD and fast RFD (make_sketch's fd, fast-fd, rfd, fast-rfd).
 class FrequentDirections final : public Sketch {
  public:
+  /// Local (no communication). d features split uniformly over the ranks of comm, or as the caller's
+  /// `partition` (one part per rank). Throws InvalidArgument unless ℓ ≥ 1 and α₀ ≥ 0 is finite.
+  ///@{
   FrequentDirections(const Communicator& comm, index_t dim, const FrequentDirectionsOptions& options);
   FrequentDirections(const Communicator& comm, const BlockPartition& partition,
                      const FrequentDirectionsOptions& options);
+  ///@}
 
   std::string name() const override;
   double alpha() const noexcept override { return alpha_; }
   double alpha0() const noexcept override { return options_.regularized ? options_.alpha0 : 0.0; }
+  /// The options as given.
   const FrequentDirectionsOptions& options() const noexcept { return options_; }
   /// Rows of the buffer currently holding data (the next insertion goes to row filled()).
   index_t filled() const noexcept { return filled_; }

@@ -1,5 +1,6 @@
 #pragma once
-// Construct a sketch by its kind (SketchSpec::kind).
+/// @file
+/// Construct a sketch by its kind (SketchSpec::kind).
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,8 +18,9 @@ std::string to_string(SketchKind kind);
 template <>
 SketchKind from_string<SketchKind>(std::string_view text);
 
+/// What make_sketch builds: the kind and its options (each kind reads the fields marked for it).
 struct SketchSpec {
-  SketchKind kind = SketchKind::fast_fd;
+  SketchKind kind = SketchKind::fast_fd;  ///< which sketch
   index_t ell = 10;                ///< ℓ ≥ 1
   std::uint64_t seed = 1;          ///< rp
   double alpha0 = 0.0;             ///< rfd, fast-rfd
@@ -28,7 +30,8 @@ struct SketchSpec {
   std::vector<double> oja_gamma{};
 };
 
-/// Throws InvalidArgument naming the violated condition.
+/// The sketch of `spec` on d = dim features split uniformly over comm. Local (no communication), like
+/// the sketches' constructors. Throws InvalidArgument naming the violated condition.
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const SketchSpec& spec);
 /// The same on an explicit column partition (e.g. BlockPartition::interleaved for d×K weights).
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, const BlockPartition& partition, const SketchSpec& spec);

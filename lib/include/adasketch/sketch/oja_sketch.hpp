@@ -1,33 +1,16 @@
 #pragma once
-// Oja's sketch (SON Alg. 3, eq. (4)):
-//   Λ_t = (I − Γ_t) Λ_{t−1} + Γ_t diag(V_{t−1} ĝ_t)²,   V_t = orth(V_{t−1} + Γ_t V_{t−1} ĝ_t ĝ_tᵀ),
-//   S_t = (t Λ_t)^{1/2} V_t,   Γ_t = diag(γ_1, …, γ_ℓ)/t (SON eq. (4): "a diagonal matrix with
-//   (possibly different) learning rates of order Θ(1/t)"; §5 uses Γ_t = I/t).
-// orth is Gram–Schmidt in row order, done as a Cholesky QR: G = V'V'ᵀ = LLᵀ, V ← L⁻¹V'.
-// V_0 (SON Alg. 3 SketchInit: "any m×d matrix with orthonormal rows") is taken from the data: the
-// rows of V start empty, and an insertion whose ĝ keeps a residual r = ĝ − VᵀVĝ with
-// ‖r‖² > kStartResidual·‖ĝ‖² first sets the next empty row to r/‖r‖ (docs/design.md, "Oja's data
-// start"). V, the weights and the model then live on the features the data touched: start-up costs
-// nothing and a sparse run's memory follows its features, not d.
-//
-// Dense form: V is stored (feature-major), M = diag(sqrt(tΛ)); G is updated in closed form from
-// V ĝ and ‖ĝ‖² (no extra communication) and recomputed exactly every `gram_refresh` steps: the
-// re-orthonormalization rewrites every stored row, O(ℓ²d/P) per step. A step whose Cholesky factor
-// shows κ(V')² > 16 (large γ_t‖ĝ‖²) is orthonormalized again from freshly computed Grams
-// (CholeskyQR2; shifted CholeskyQR3 when Cholesky breaks down), one ℓ×ℓ Allreduce per extra pass.
-// Sparse form (SON §4, App. H, Alg. 5 and 13): V = F Z with F ∈ R^{ℓ×ℓ} lower triangular and
-// replicated, M = diag(sqrt(tΛ)) F; Z ← Z + δĝᵀ with δ = F⁻¹Γ_tF Z ĝ (Alg. 5 line 2; γ_t Z ĝ when
-// every γ_i is the same), a sparse rank-one update, K = ZZᵀ kept by the matching rank-two update, and F ← L⁻¹F with LLᵀ = F K Fᵀ (Gram–
-// Schmidt in the K inner product): O(ℓ³ + ℓs) per step. K is recomputed exactly every
-// `gram_refresh` steps (one ℓ×ℓ Allreduce, O(ℓ²d/P)); when Z's rows have grown so that forming
-// F·(Z·x) would lose more than about four digits to cancellation (the growth ‖F‖·max‖Z_i‖), the
-// next insertion rebases: Z ← FZ, K and F recomputed (a learner folds its lazy weights first).
+/// @file
+/// Oja's sketch (SON Alg. 3, eq. (4)): online eigenvector estimates V_t (orthonormal rows, started
+/// from the data) and eigenvalue estimates Λ_t, S_t = (tΛ_t)^{1/2}V_t, with step sizes
+/// Γ_t = diag(γ_1, …, γ_ℓ)/t. The update, the data start, and the dense (Cholesky QR) and sparse
+/// (V = F Z, SON App. H) forms: docs/design.md §2, "The sketches' updates", and §6.
 #include <vector>
 
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
 
+/// The options of OjaSketch.
 struct OjaSketchOptions {
   index_t ell = 10;         ///< Sketch rows ℓ (≥ 1); requires ℓ ≤ d (orthonormal rows).
   /// Step scales: Γ_t = diag(γ_1, …, γ_ℓ)/t. Empty: every γ_i = 1 (Γ_t = I/t); one value: every
@@ -37,15 +20,21 @@ struct OjaSketchOptions {
   /// (dense form), or every max(4ℓ, ⌈d/16⌉) steps (sparse form: the refresh, O(ℓ²d/P), then costs
   /// less per step than the sparse step's O(ℓ³)).
   index_t gram_refresh = 0;
-  SketchForm form = SketchForm::dense;
+  SketchForm form = SketchForm::dense;  ///< dense (V stored), or sparse (V = F Z, time independent of d)
   /// Sparse form: rebase when forming F·(Z x) could lose more than log10(max_growth) digits (≥ 1).
   double max_growth = 1e4;
 };
 
+/// Oja's sketch (make_sketch's oja).
 class OjaSketch final : public Sketch {
  public:
+  /// Local (no communication): V_0 starts empty and is set from the data. d features split uniformly
+  /// over the ranks of comm, or as the caller's `partition`. Throws InvalidArgument unless
+  /// 1 ≤ ℓ ≤ d, gamma has none, one or ℓ values in (0, 1], gram_refresh ≥ 0 and max_growth ≥ 1.
+  ///@{
   OjaSketch(const Communicator& comm, index_t dim, const OjaSketchOptions& options);
   OjaSketch(const Communicator& comm, const BlockPartition& partition, const OjaSketchOptions& options);
+  ///@}
   std::string name() const override { return "oja"; }
   void mix(std::span<const double> z, std::span<double> out) const override;
   void mix_transpose(std::span<const double> v, std::span<double> out) const override;
@@ -60,6 +49,7 @@ class OjaSketch final : public Sketch {
   /// Dense: K = I on the started rows (orthonormal after every step), 0 on the empty ones. Sparse:
   /// the K kept by rank-two updates.
   void apply_basis_gram(std::span<const double> c, std::span<double> out) const override;
+  /// The options, with gram_refresh's 0 resolved to the refresh period in use.
   const OjaSketchOptions& options() const noexcept { return options_; }
   /// Current eigenvalue estimates Λ (ℓ entries).
   std::span<const double> eigenvalues() const noexcept { return lambda_; }
@@ -69,8 +59,10 @@ class OjaSketch final : public Sketch {
   /// then at least 2⁻²⁰ of ‖ĝ‖², so orthonormalizing it loses at most about three digits.
   static constexpr double kStartResidual = 0x1p-20;
   /// Sparse form: exact recomputations of K, and rebases, so far.
+  ///@{
   index_t refreshes() const noexcept { return refreshes_; }
   index_t rebases() const noexcept override { return rebases_; }
+  ///@}
 
  private:
   void do_insert(const LocalRow& a, std::span<const double> za, double aa) override;

@@ -1,23 +1,6 @@
 #pragma once
-// The interface every sketch shares (docs/design.md §2–3). A sketch keeps B ∈ R^{R×d} with
-// BᵀB ≈ AᵀA for the rows a_t fed to it (plus αI for the regularized sketches).
-//
-// Representation: B = M·Z, where Z ∈ R^{R_z×d} is the stored basis and M ∈ R^{R×R_z} a small mixing
-// matrix replicated on every rank. Each rank stores the columns of Z of its feature block,
-// feature-major (a feature's R_z entries contiguous), so a sparse row's product Z·a reads s short
-// rows. Two forms (SketchForm):
-//   dense   R_z = R and M = diag(row scales): B's rows are stored explicitly (Oja's sketch scales
-//           orthonormal rows); an FD shrink rewrites every stored row, O(R²d/P). Best for dense rows.
-//   sparse  Z changes only on the support of the inserted rows; shrinks, re-orthonormalizations
-//           and rotations act on M (SON §4 and App. G–H: B = (D F Z; G)). A sparse row costs time
-//           independent of d; a rare exact refresh (rebase) costs O(R²d/P).
-// Both forms give the same B up to round-off.
-//
-// Learners keep weights lazily as w = w̄ + Zᵀc with c ∈ R^{R_z} (docs/design.md §3): products Z·x come
-// from the one Allreduce a learner does per example (add_local_product on its own buffer), B·x is
-// then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v). Before an insertion that rewrites every stored row a
-// learner folds, w̄ += Zᵀc (fold_coefficients); a sketch may defer that sum over the features to
-// settle(), which a learner calls before it reads w̄ on a row's features (the sparse FD form).
+/// @file
+/// The interface every sketch shares (Sketch), and its forms (docs/design.md §2–3, §6).
 #include <functional>
 #include <memory>
 #include <span>
@@ -38,7 +21,7 @@ namespace detail {
 class TouchedSet;
 }
 
-/// How a sketch stores B (see above).
+/// How a sketch stores B (see Sketch).
 enum class SketchForm { dense, sparse };
 /// "dense" or "sparse".
 std::string to_string(SketchForm form);
@@ -55,6 +38,29 @@ std::string to_string(FormChoice choice);
 template <>
 FormChoice from_string<FormChoice>(std::string_view text);
 
+/// Base of the sketches (FrequentDirections, RandomProjection, OjaSketch; built by make_sketch). A
+/// sketch keeps B ∈ R^{R×d} with BᵀB ≈ AᵀA for the rows a_t fed to it (plus αI for the regularized
+/// sketches).
+///
+/// Representation: B = M·Z, where Z ∈ R^{R_z×d} is the stored basis and M ∈ R^{R×R_z} a small mixing
+/// matrix replicated on every rank. Each rank stores the columns of Z of its feature block,
+/// feature-major (a feature's R_z entries contiguous), so a sparse row's product Z·a reads s short
+/// rows. Two forms (SketchForm):
+/// - dense: R_z = R and M = diag(row scales): B's rows are stored explicitly (Oja's sketch scales
+///   orthonormal rows); an FD shrink rewrites every stored row, O(R²d/P). Best for dense rows.
+/// - sparse: Z changes only on the support of the inserted rows; shrinks, re-orthonormalizations
+///   and rotations act on M (SON §4 and App. G–H: B = (D F Z; G)). A sparse row costs time
+///   independent of d; a rare exact refresh (rebase) costs O(R²d/P).
+///
+/// Both forms give the same B up to round-off.
+///
+/// Learners keep weights lazily as w = w̄ + Zᵀc with c ∈ R^{R_z} (docs/design.md §3): products Z·x come
+/// from the one Allreduce a learner does per example (add_local_product on its own buffer), B·x is
+/// then mix(Z·x), and Bᵀv = Zᵀ·mix_transpose(v). Before an insertion that rewrites every stored row a
+/// learner folds, w̄ += Zᵀc (fold_coefficients); a sketch may defer that sum over the features to
+/// settle(), which a learner calls before it reads w̄ on a row's features (the sparse FD form).
+///
+/// Unless marked otherwise, a member is local (no communication).
 class Sketch {
  public:
   virtual ~Sketch();
@@ -63,15 +69,20 @@ class Sketch {
 
   /// Short method name ("fd", "fast-fd", "rfd", "fast-rfd", "rp", "oja").
   virtual std::string name() const = 0;
+  /// The form B is stored in.
   SketchForm form() const noexcept { return form_; }
 
+  /// ℓ, the sketch size.
   index_t ell() const noexcept { return ell_; }
   /// R, the rows of B: ℓ, or 2ℓ for the fast (doubled-space) variants.
   index_t rows() const noexcept { return rows_; }
   /// R_z, the rows of the stored basis Z (R for the dense form).
   index_t basis_rows() const noexcept { return basis_rows_; }
+  /// This rank's columns d_p (features of its block).
   index_t local_dim() const noexcept { return local_dim_; }
+  /// The split of the columns over the ranks.
   const BlockPartition& partition() const noexcept { return partition_; }
+  /// The communicator of the collective members.
   const Communicator& comm() const noexcept { return comm_; }
   /// Rows inserted so far.
   index_t inserted() const noexcept { return inserted_; }
@@ -101,9 +112,11 @@ class Sketch {
 
   /// Inserts row a given za = Z·a (already summed over ranks, basis_rows() entries) and aa = ‖a‖²
   /// (summed). Collective only when the sketch must re-orthogonalize, shrink (dense form) or
-  /// refresh (sparse form, rarely).
+  /// refresh (sparse form, rarely); every rank calls it for every row alike. Throws NumericError when
+  /// aa or za is not finite, InvalidArgument when za is too short.
   void insert(const LocalRow& a, std::span<const double> za, double aa);
-  /// Convenience form: computes Z·a and ‖a‖² with one Allreduce of basis_rows()+1 numbers, then inserts.
+  /// Collective. Convenience form: computes Z·a and ‖a‖² with one Allreduce of basis_rows()+1
+  /// numbers, then inserts.
   void insert(const LocalRow& a);
 
   // --- Products and coefficients across an insertion. --------------------------------------------
@@ -181,14 +194,19 @@ class Sketch {
   /// the sketch does not track them).
   void for_each_touched(const std::function<void(index_t)>& f) const;
   /// The stored Z, feature-major d_p × basis_rows().
+  ///@{
   std::span<double> stored() noexcept { return stored_; }
   std::span<const double> stored() const noexcept { return stored_; }
+  ///@}
   /// Exchanges the stored block with `other` (same size): installs a block computed out of place.
   void swap_stored(PageBuffer& other);
+  /// The Gram BBᵀ for the derived class to set (gram() is its read-only view).
   std::span<double> gram_mut() noexcept { return gram_; }
   /// The dense form's diagonal mixing M = diag(row_scale).
+  ///@{
   std::span<const double> row_scale() const noexcept { return row_scale_; }
   std::span<double> row_scale_mut() noexcept { return row_scale_; }
+  ///@}
 
  private:
   Communicator comm_;

@@ -1,6 +1,7 @@
 #pragma once
-// Scoring a learner or a saved model on a data stream without updating it. Collective: every rank
-// calls evaluate() with its own source (same examples, own features).
+/// @file
+/// Scoring a learner or a saved model on a data stream without updating it. Collective: every rank
+/// calls evaluate() with its own source (same examples, own features).
 #include <functional>
 #include <span>
 #include <string>
@@ -13,13 +14,14 @@
 
 namespace adasketch {
 
+/// What evaluate() returns.
 struct EvaluationStats {
-  index_t examples = 0;
+  index_t examples = 0;    ///< examples scored
   index_t mistakes = 0;    ///< Loss::mistake over the examples
   /// 1 − mistakes/examples; NaN for a regression loss unless every label is ±1 (sign accuracy).
   double accuracy = 0.0;
   double mean_loss = 0.0;  ///< (1/n) Σ ℓ(Wᵀx, y)
-  double seconds = 0.0;
+  double seconds = 0.0;    ///< wall time of the evaluation, the slowest rank's
 };
 
 /// Called on every rank after each example, in stream order, with the rank's part of the example and

@@ -1,13 +1,14 @@
 #pragma once
-// How the labels of a data file become the labels a loss takes (loss.hpp): −1/+1 for the binary
-// losses, 0..K−1 for softmax, any real for regression. The map is chosen once, from the training
-// data's distinct labels (of_values), and then applied to the training and test files alike (and
-// stored in model and checkpoint files, so `predict` maps a test file exactly as training did).
-//
-// The maps, by loss and distinct training labels, are specified in docs/formats.md ("Label maps").
-// (infer and softmax_classes, from the label range alone, are the maps of earlier releases.)
-// A label the map does not cover (a 0 under {−1, +1}, a class beyond K, a fraction) is an InputError
-// naming the file and line, thrown identically on every rank (each rank reads every label).
+/// @file
+/// How the labels of a data file become the labels a loss takes (loss.hpp): −1/+1 for the binary
+/// losses, 0..K−1 for softmax, any real for regression. The map is chosen once, from the training
+/// data's distinct labels (of_values), and then applied to the training and test files alike (and
+/// stored in model and checkpoint files, so `predict` maps a test file exactly as training did).
+///
+/// The maps, by loss and distinct training labels, are specified in docs/formats.md ("Label maps").
+/// (infer and softmax_classes, from the label range alone, are the maps of earlier releases.)
+/// A label the map does not cover (a 0 under {−1, +1}, a class beyond K, a fraction) is an InputError
+/// naming the file and line, thrown identically on every rank (each rank reads every label).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -20,6 +21,8 @@
 
 namespace adasketch {
 
+/// How a data file's labels become the labels a loss takes (see the file description); stored in
+/// model and checkpoint files. All members are local.
 class LabelMap {
  public:
   /// The stored codes are part of the model file format: never renumber them.
@@ -41,13 +44,13 @@ class LabelMap {
   /// two_values (2 values) or listed_classes (K ≥ 2 values): finite, strictly ascending. Throws
   /// InvalidArgument.
   LabelMap(Kind kind, std::vector<double> values);
-  /// The map for `loss` from the distinct training labels, ascending (table above). Throws InputError
-  /// naming `file` when they do not make one (binary: one value but ±1, 0 or 2, or more than two;
-  /// softmax: one value but 0 or 1, more than kMaxValues, or not finite).
+  /// The map for `loss` from the distinct training labels, ascending (docs/formats.md, "Label
+  /// maps"). Throws InputError naming `file` when they do not make one (binary: one value but ±1, 0
+  /// or 2, or more than two; softmax: one value but 0 or 1, more than kMaxValues, or not finite).
   static LabelMap of_values(const Loss& loss, std::span<const double> values, const std::string& file);
   /// The identity map of the labels `loss` takes as they are: ±1 (binary), 0..K−1 (softmax), real.
   static LabelMap of_loss(const Loss& loss);
-  /// The map for `loss` from the smallest and largest training label (table above).
+  /// The map for `loss` from the smallest and largest training label (docs/formats.md, "Label maps").
   static LabelMap infer(const Loss& loss, double label_min, double label_max);
   /// Softmax K from the training labels: the largest label for 1-based labels (smallest ≥ 1), the
   /// largest + 1 for 0-based ones, at least 2. Throws InputError naming `file` when the labels are
@@ -56,7 +59,10 @@ class LabelMap {
   /// Kind from its stored code; false for an unknown code.
   static bool kind_from_code(std::uint32_t code, Kind& kind) noexcept;
 
+  /// Which map.
   Kind kind() const noexcept { return kind_; }
+  /// The classes the map produces: K for the classes_* and listed_classes kinds, 2 for the binary
+  /// kinds, 1 for real.
   int classes() const noexcept { return classes_; }
   /// The label values of the two_values and listed_classes kinds (empty for the others).
   std::span<const double> values() const noexcept { return values_; }

@@ -1,13 +1,14 @@
 #pragma once
-// The online training loop. Collective: every rank calls train() with its own source (same examples,
-// own features).
-//
-// Checkpoints and stop requests (adasketch/io/checkpoint.hpp): the loop decides them collectively, so every rank
-// acts after the same example. A checkpoint every N examples needs no communication (the example
-// count is the same everywhere); time-based checkpoints and stop requests are decided at polls, one
-// Allreduce of 3 numbers about every poll_interval seconds: rank 0 contributes whether the time is
-// due and the number of examples to the next poll (from its step rate), every rank whether it was
-// asked to stop.
+/// @file
+/// The online training loop. Collective: every rank calls train() with its own source (same examples,
+/// own features).
+///
+/// Checkpoints and stop requests (adasketch/io/checkpoint.hpp): the loop decides them collectively, so every rank
+/// acts after the same example. A checkpoint every N examples needs no communication (the example
+/// count is the same everywhere); time-based checkpoints and stop requests are decided at polls, one
+/// Allreduce of 3 numbers about every poll_interval seconds: rank 0 contributes whether the time is
+/// due and the number of examples to the next poll (from its step rate), every rank whether it was
+/// asked to stop.
 #include <functional>
 #include <string>
 
@@ -24,11 +25,13 @@ struct TrainingProgress {
   int pass = 1;            ///< 1-based pass being run
   index_t examples = 0;    ///< examples stepped so far
   index_t mistakes = 0;    ///< online (progressive) mistakes so far
-  double cumulative_loss = 0.0;
+  double cumulative_loss = 0.0;  ///< Σ_t ℓ_t(w_t) so far
   double seconds = 0.0;    ///< since train() started, by this rank's clock
 };
 
 
+/// How train() runs: passes, callbacks for progress and traces, the start state, the checkpoint
+/// policy and stop requests. Every callback is optional (empty: none).
 struct TrainingOptions {
   int passes = 1;  ///< ≥ 1; every pass starts with source.rewind()
   /// The data's name in error messages (InputError(source_name, line, ...)).
@@ -36,12 +39,12 @@ struct TrainingOptions {
   /// Called on every rank, by its own clock, at most once per progress_interval seconds (so the
   /// ranks may call it after different example counts); it must not communicate. Empty: none.
   std::function<void(const TrainingProgress&)> progress = {};
-  double progress_interval = 1.0;
+  double progress_interval = 1.0;  ///< seconds between progress calls, at least
   /// Called on every rank after every trace_every-th example of the run (counted as
   /// TrainingProgress::examples, so from the start state's) and after the last, with the same
   /// examples, mistakes and loss on every rank; it must not communicate. 0 or empty: none.
   std::function<void(const TrainingProgress&)> trace = {};
-  index_t trace_every = 0;
+  index_t trace_every = 0;  ///< examples between trace calls (0: no trace)
 
   /// Where to start: a fresh run (the default), or a saved state (load_checkpoint) together with the
   /// learner restored from the same checkpoint. Its pass must be ≤ passes (or passes + 1 with position
@@ -65,6 +68,7 @@ struct TrainingOptions {
   double poll_interval = 0.1;
 };
 
+/// What train() returns: the run's totals (the start state's included).
 struct TrainingStats {
   index_t examples = 0;          ///< steps over all passes
   index_t mistakes = 0;          ///< online mistakes: w_t misclassified x_t before its update
