@@ -11,8 +11,8 @@
 //     throw InvalidArgument naming "the restored state is corrupt";
 //   - a checkpoint that loads saves back to the same bytes, but for the writer's rank count and the
 //     header checksum over it (the format has one encoding per state); one whose spec text lacks a
-//     hyperparameter (which then takes its default) saves with it, and that file loads and saves
-//     back to itself;
+//     hyperparameter (which then takes its default) or has another layout (grid_rows) saves with the
+//     learner's, and that file loads and saves back to itself;
 //   - the loaded learner steps (dense and sparse examples) without a crash or a sanitizer report:
 //     what the reader accepts is a state the learner continues from, or one whose numbers (a NaN, a
 //     Gram that is no Gram) end in a typed error of the library's checks, LAPACK or the numeric
@@ -102,6 +102,26 @@ bool fewer_lines(const std::string& fewer, const std::string& more) {
   return fewer.size() < more.size();
 }
 
+// The spec text without its layout rows (grid_rows: how the run was laid out, which a learner saves
+// as it is laid out now, and which a learner that does not read it saves as its default).
+std::string without_layout(const std::string& text) {
+  std::string out;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size() - 1) + 1;
+    const std::string line = text.substr(begin, end - begin);
+    bool layout = false;
+    const LearnerSpec any;
+    for_each_hyperparameter(
+        [&](const HyperparameterInfo& h, const auto&) {
+          layout = layout || (h.role == HyperparameterRole::layout && line.starts_with(std::string(h.member) + "="));
+        },
+        any);
+    if (!layout) out += line;
+    begin = end;
+  }
+  return out;
+}
+
 // Outside the writer's rank count and the header checksum, a and b are the same bytes.
 bool same_but_ranks(const std::string& a, const std::vector<unsigned char>& b) {
   if (a.size() != b.size() || a.size() < kHeader) return false;
@@ -153,9 +173,14 @@ void try_checkpoint(const std::string& path, const std::vector<unsigned char>& f
       return;
     }
     const std::string saved = fuzz::read_file(copy);
-    if (!fewer_lines(spec_text_of(file), spec_text_of(saved))) {
+    const std::string text = spec_text_of(file), saved_text = spec_text_of(saved);
+    if (text == saved_text) {
       require(same_but_ranks(saved, file), "a loaded checkpoint does not save back to the same bytes");
-    } else {  // a spec text without some hyperparameters saves with them, and then back to itself
+    } else {  // a spec text without some hyperparameters, or with another layout, saves with the learner's,
+              // and then back to itself
+      const std::string learner_text = without_layout(text), learner_saved = without_layout(saved_text);
+      require(learner_text == learner_saved || fewer_lines(learner_text, learner_saved),
+              "a loaded checkpoint saves other hyperparameters");
       const std::string bytes = fuzz::read_file(copy);
       auto again = make_learner(self, header.dim, header.spec);
       load_checkpoint(copy, *again);
