@@ -2,8 +2,8 @@
 // `adasketch train`'s checkpoints (docs/slurm.md): the --checkpoint, --checkpoint-every
 // and --resume options, the SIGTERM flag, and a test hook that crashes a save.
 //
-// --resume FILE takes every learner option (--algo, --loss, --ell, --eta, --delta, --alpha0, --C,
-// --sigma, --eta-schedule, --seed), --passes and d from the checkpoint unless given; a given one
+// --resume FILE takes every learner option (--algo, --loss and the hyperparameter table's options),
+// --passes and d from the checkpoint unless given; a given one
 // must agree with the checkpoint (options the algorithm does not read are not compared), and
 // --passes may differ (more passes continue the run; fewer than the checkpoint has done are refused).
 // The label map (and softmax K) comes from the checkpoint too.

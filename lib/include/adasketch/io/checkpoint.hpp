@@ -66,10 +66,9 @@ CheckpointHeader read_checkpoint_header(const Communicator& comm, const std::str
 /// its state is undefined (discard it).
 CheckpointHeader load_checkpoint(const std::string& path, Learner& learner);
 
-/// A LearnerSpec field on which two specs differ (algorithm, loss, classes, ell, eta, delta, alpha0,
-/// C, sigma, eta_schedule, seed, form, lambda1, lambda2, tau, diag_rescale, oja_gamma), with both
-/// values as text. grid_rows is not compared: it lays out the run, not the learner, so a checkpoint
-/// resumes on another process grid (to round-off).
+/// A LearnerSpec field on which two specs differ (algorithm, loss, classes, or a hyperparameter of
+/// the learner role), with both values as text. The layout role (grid_rows) is not compared: it lays
+/// out the run, not the learner, so a checkpoint resumes on another process grid (to round-off).
 struct SpecDifference {
   ///@{
   /// The field's name, and its value in the saved and in the given spec, as text.

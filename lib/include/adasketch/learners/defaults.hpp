@@ -10,12 +10,12 @@
 #include "adasketch/types.hpp"
 
 /// The default hyperparameters as constants: one `inline constexpr` per number and switch of the
-/// hyperparameter table (ADASKETCH_HYPERPARAMETERS, learners/hyperparameter_table.h: ell, eta, delta,
-/// alpha0, C, sigma, seed, lambda1, lambda2, tau, diag_rescale, grid_rows, with the table's type,
-/// name and default), and the settings below that are not hyperparameters of LearnerSpec.
+/// hyperparameter table (ADASKETCH_HYPERPARAMETERS, learners/hyperparameter_table.h), with the
+/// table's type, member name and default, and the settings below that are not hyperparameters of
+/// LearnerSpec.
 namespace adasketch::defaults {
 
-// The numbers and switches of the hyperparameter table (hyperparameters.hpp), as constants.
+// The numbers and switches of the hyperparameter table, as constants.
 #define ADASKETCH_DEFAULT_number(type, member, value) inline constexpr type member = value;
 #define ADASKETCH_DEFAULT_flag(type, member, value) inline constexpr type member = value;
 #define ADASKETCH_DEFAULT_choice(type, member, value)
