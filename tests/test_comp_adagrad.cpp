@@ -292,7 +292,7 @@ const LimitCase kLimitCases[] = {{"logistic d=7", LossKind::logistic, 2, 7},
                                  {"squared d=6", LossKind::squared, 2, 6},
                                  {"softmax d=5 K=3", LossKind::softmax, 3, 5}};
 
-using Form = CompAdaGradOptions::Form;
+using Update = CompAdaGradOptions::Update;
 
 // k = 0 with τ = 1 is ADA-DIAG: against DiagonalAdaGrad and a dense loop, without φ and with
 // φ = λ₁‖w‖₁ + λ₂/2‖w‖², λ₁, λ₂ > 0, where CompAdaGrad's ℓ1 step (its LASSO, by active-set Newton) with
@@ -305,26 +305,26 @@ TEST(CompAdaGrad, WithoutSubspaceAndTauOneIsDiagonalAdaGrad) {
   index_t zeros = 0;
   for (const auto& c : kLimitCases)
     for (const bool sparse : {false, true})
-      for (const Form form : {Form::mirror_descent, Form::dual_averaging})
+      for (const Update form : {Update::mirror_descent, Update::dual_averaging})
         for (const auto& [lambda1, lambda2] : regularizers) {
-          const bool dual = form == Form::dual_averaging;
+          const bool dual = form == Update::dual_averaging;
           SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense") + (dual ? " DA" : " CMD") + ", λ₁ " +
                        std::to_string(lambda1) + ", λ₂ " + std::to_string(lambda2));
           const auto p = make_problem(200, c.d, c.loss, c.classes, sparse, 3);
           const Loss loss(c.loss, c.classes);
           const double eta = 0.4, delta = 0.7;
           CompAdaGradOptions o;
-          o.k = 0;
+          o.ell = 0;
           o.tau = 1.0;
           o.eta = eta;
           o.delta = delta;
           o.lambda1 = lambda1;
           o.lambda2 = lambda2;
-          o.form = form;
+          o.update = form;
           CompAdaGrad comp(comm, c.d, loss, o);
-          using DiagonalForm = DiagonalAdaGradOptions::Form;
+          using DiagonalUpdate = DiagonalAdaGradOptions::Update;
           DiagonalAdaGrad diag(comm, c.d, loss,
-                               {.eta = eta, .delta = delta, .form = dual ? DiagonalForm::dual_averaging : DiagonalForm::mirror_descent,
+                               {.eta = eta, .delta = delta, .update = dual ? DiagonalUpdate::dual_averaging : DiagonalUpdate::mirror_descent,
                                 .lambda1 = lambda1, .lambda2 = lambda2});
           std::vector<double> dense_w;
           double dense_loss = 0.0;
@@ -353,8 +353,8 @@ TEST(CompAdaGrad, FullSubspaceIsFullMatrixAdaGrad) {
   const auto comm = test::world();
   for (const auto& c : kLimitCases)
     for (const bool sparse : {false, true})
-      for (const Form form : {Form::mirror_descent, Form::dual_averaging}) {
-        const bool dual = form == Form::dual_averaging;
+      for (const Update form : {Update::mirror_descent, Update::dual_averaging}) {
+        const bool dual = form == Update::dual_averaging;
         const Loss loss(c.loss, c.classes);
         const index_t n = detail::next_power_of_two(c.d * loss.outputs());
         SCOPED_TRACE(std::string(c.what) + (sparse ? " sparse" : " dense") + (dual ? " DA" : " CMD") + ", k = n = " +
@@ -362,12 +362,12 @@ TEST(CompAdaGrad, FullSubspaceIsFullMatrixAdaGrad) {
         const auto p = make_problem(150, c.d, c.loss, c.classes, sparse, 4);
         const double eta = 0.3, delta = 0.5;
         CompAdaGradOptions o;
-        o.k = n;
+        o.ell = n;
         o.eta = eta;
         o.delta = delta;
         o.tau = 0.7;  // the complement is empty: τ must not matter
         o.rank_tolerance = 1e-12;
-        o.form = form;
+        o.update = form;
         CompAdaGrad comp(comm, c.d, loss, o);
         EXPECT_EQ(comp.padded_dim(), n);
         DenseAdaGrad dense(true, dual, c.d, loss, eta, delta);
@@ -501,7 +501,7 @@ TEST(CompAdaGrad, MakeLearnerAndSpec) {
   o.lasso_tolerance = 0.0;
   EXPECT_THROW(CompAdaGrad(world, 9, Loss(LossKind::logistic, 2), o), InvalidArgument);
   o = {};
-  o.k = 2;
+  o.ell = 2;
   o.rank_tolerance = 1.0;
   EXPECT_THROW(CompAdaGrad(world, 9, Loss(LossKind::logistic, 2), o), InvalidArgument);
 }

@@ -121,14 +121,14 @@ void check_step(const StepCase& c, unsigned seed, double* zeros = nullptr) {
   const index_t K = loss.outputs(), N = c.d * K, n = detail::next_power_of_two(N), k = c.k < 0 ? n : c.k;
   const double eta = 0.7, delta = c.ill ? 1e-3 : 0.4;
   CompAdaGradOptions o;
-  o.k = k;
+  o.ell = k;
   o.eta = eta;
   o.delta = delta;
   o.tau = c.tau;
   o.lambda1 = c.lambda1;
   o.lambda2 = c.lambda2;
   o.placement = c.placement;
-  o.form = c.dual ? CompAdaGradOptions::Form::dual_averaging : CompAdaGradOptions::Form::mirror_descent;
+  o.update = c.dual ? CompAdaGradOptions::Update::dual_averaging : CompAdaGradOptions::Update::mirror_descent;
   o.seed = 30 + seed;
   CompAdaGrad learner(comm, c.d, loss, o);
   const detail::Srht srht(n, k, o.seed, {});

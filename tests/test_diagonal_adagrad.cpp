@@ -21,7 +21,7 @@ using namespace adasketch::test;
 
 namespace {
 
-using Form = DiagonalAdaGradOptions::Form;
+using Update = DiagonalAdaGradOptions::Update;
 
 // n examples of dimension d, about `density` of the entries nonzero; labels for `loss`.
 struct Dataset {
@@ -59,7 +59,7 @@ std::vector<double> reference_weights(const Dataset& data, const Loss& loss, con
   std::vector<double> w(static_cast<std::size_t>(d * K), 0.0), G(w.size(), 0.0), gsum(w.size(), 0.0);
   std::vector<double> p(static_cast<std::size_t>(K)), dp(static_cast<std::size_t>(K));
   const auto weight = [&](std::size_t e) {
-    return o.form == Form::mirror_descent ? w[e] : -o.eta * gsum[e] / (o.delta + std::sqrt(G[e]));
+    return o.update == Update::mirror_descent ? w[e] : -o.eta * gsum[e] / (o.delta + std::sqrt(G[e]));
   };
   for (index_t i = 0; i < data.x.n; ++i) {
     std::fill(p.begin(), p.end(), 0.0);
@@ -72,7 +72,7 @@ std::vector<double> reference_weights(const Dataset& data, const Loss& loss, con
         const double g = data.x(i, j) * dp[k];
         G[e] += g * g;
         gsum[e] += g;
-        if (o.form == Form::mirror_descent) w[e] -= o.eta * g / (o.delta + std::sqrt(G[e]));
+        if (o.update == Update::mirror_descent) w[e] -= o.eta * g / (o.delta + std::sqrt(G[e]));
       }
   }
   for (std::size_t e = 0; e < w.size(); ++e) w[e] = weight(e);
@@ -111,20 +111,20 @@ std::vector<double> local_weights(const Learner& learner) {
 struct Case {
   LossKind loss;
   int classes;
-  Form form;
+  Update form;
   bool sparse;
 };
 
 std::string describe(const Case& c) {
-  return to_string(c.loss) + (c.form == Form::mirror_descent ? " CMD" : " DA") + (c.sparse ? " sparse" : " dense");
+  return to_string(c.loss) + (c.form == Update::mirror_descent ? " CMD" : " DA") + (c.sparse ? " sparse" : " dense");
 }
 
 const Case kCases[] = {
-    {LossKind::logistic, 2, Form::mirror_descent, false}, {LossKind::logistic, 2, Form::dual_averaging, true},
-    {LossKind::hinge, 2, Form::mirror_descent, true},     {LossKind::squared_hinge, 2, Form::dual_averaging, false},
-    {LossKind::squared, 2, Form::mirror_descent, true},   {LossKind::absolute, 2, Form::dual_averaging, true},
-    {LossKind::softmax, 3, Form::mirror_descent, false},  {LossKind::softmax, 3, Form::dual_averaging, true},
-    {LossKind::softmax, 4, Form::mirror_descent, true},   {LossKind::softmax, 4, Form::dual_averaging, false},
+    {LossKind::logistic, 2, Update::mirror_descent, false}, {LossKind::logistic, 2, Update::dual_averaging, true},
+    {LossKind::hinge, 2, Update::mirror_descent, true},     {LossKind::squared_hinge, 2, Update::dual_averaging, false},
+    {LossKind::squared, 2, Update::mirror_descent, true},   {LossKind::absolute, 2, Update::dual_averaging, true},
+    {LossKind::softmax, 3, Update::mirror_descent, false},  {LossKind::softmax, 3, Update::dual_averaging, true},
+    {LossKind::softmax, 4, Update::mirror_descent, true},   {LossKind::softmax, 4, Update::dual_averaging, false},
 };
 
 }  // namespace
@@ -134,7 +134,7 @@ TEST(DiagonalAdaGrad, MatchesDenseReference) {
   for (const Case& c : kCases) {
     const Loss loss(c.loss, c.classes);
     const Dataset data = make_data(n, d, c.sparse ? 0.15 : 0.8, loss, 11);
-    const DiagonalAdaGradOptions options{.eta = 0.5, .delta = 0.1, .form = c.form};
+    const DiagonalAdaGradOptions options{.eta = 0.5, .delta = 0.1, .update = c.form};
     DiagonalAdaGrad learner(world(), d, loss, options);
     run(learner, data, c.sparse);
     const auto ref = reference_weights(data, loss, options);
@@ -144,7 +144,7 @@ TEST(DiagonalAdaGrad, MatchesDenseReference) {
                                         ref.begin() + static_cast<std::ptrdiff_t>(learner.partition().end(rank) * K));
     EXPECT_LT(relative_max_diff(local_weights(learner), ref_slice), 1e-8) << describe(c);
     EXPECT_EQ(learner.steps(), n);
-    EXPECT_EQ(learner.name(), c.form == Form::mirror_descent ? "ada-diag" : "ada-diag-da");
+    EXPECT_EQ(learner.name(), c.form == Update::mirror_descent ? "ada-diag" : "ada-diag-da");
   }
 }
 
@@ -153,7 +153,7 @@ TEST(DiagonalAdaGrad, SameWeightsOnEveryRankCount) {
   for (const Case& c : kCases) {
     const Loss loss(c.loss, c.classes);
     const Dataset data = make_data(n, d, c.sparse ? 0.2 : 0.9, loss, 5);
-    const DiagonalAdaGradOptions options{.eta = 1.0, .delta = 0.5, .form = c.form};
+    const DiagonalAdaGradOptions options{.eta = 1.0, .delta = 0.5, .update = c.form};
     DiagonalAdaGrad distributed(world(), d, loss, options);
     DiagonalAdaGrad alone(Communicator(MPI_COMM_SELF), d, loss, options);
     run(distributed, data, c.sparse);

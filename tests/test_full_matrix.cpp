@@ -32,7 +32,7 @@ using namespace adasketch::test;
 
 namespace {
 
-using Form = FullAdaGradOptions::Form;
+using Update = FullAdaGradOptions::Update;
 
 std::size_t at(index_t i) { return static_cast<std::size_t>(i); }
 
@@ -69,7 +69,7 @@ class DenseAdaFull {
                                           static_cast<lapack_int>(n_), lambda.data());
     EXPECT_EQ(info, 0) << "dsyev";
     const double top = lambda.back();
-    const std::vector<double>& rhs = o_.form == Form::mirror_descent ? g : sum_;
+    const std::vector<double>& rhs = o_.update == Update::mirror_descent ? g : sum_;
     std::vector<double> h(sz(n_), 0.0);  // H⁻¹ rhs, H = δI + G^{1/2}
     for (index_t c = 0; c < n_; ++c) {
       const double l = lambda[sz(c)];
@@ -79,7 +79,7 @@ class DenseAdaFull {
       for (index_t i = 0; i < n_; ++i) h[sz(i)] += v[sz(i * n_ + c)] * phi * z;
     }
     for (index_t i = 0; i < n_; ++i)
-      w_[sz(i)] = o_.form == Form::mirror_descent ? w_[sz(i)] - o_.eta * h[sz(i)] : -o_.eta * h[sz(i)];
+      w_[sz(i)] = o_.update == Update::mirror_descent ? w_[sz(i)] - o_.eta * h[sz(i)] : -o_.eta * h[sz(i)];
     return value;
   }
   const std::vector<double>& w() const { return w_; }
@@ -104,7 +104,7 @@ class DenseFullOn {
  public:
   DenseFullOn(index_t d, const Loss& loss, const FullNewtonOptions& o)
       : d_(d), loss_(loss), o_(o), u_(static_cast<std::size_t>(d), 0.0), a_(static_cast<std::size_t>(d * d), 0.0) {
-    for (index_t j = 0; j < d; ++j) a_[static_cast<std::size_t>(j * d + j)] = o.alpha;
+    for (index_t j = 0; j < d; ++j) a_[static_cast<std::size_t>(j * d + j)] = o.alpha0;
   }
   double step(const std::vector<double>& x, double y) {
     ++t_;
@@ -146,9 +146,9 @@ class DenseFullOn {
   std::vector<double> u_, a_;
 };
 
-FullAdaGradOptions ada_options(Form form, int grid_rows, int block) {
+FullAdaGradOptions ada_options(Update form, int grid_rows, int block) {
   FullAdaGradOptions o;
-  o.form = form;
+  o.update = form;
   o.eta = 0.5;
   o.delta = 0.3;
   o.grid_rows = grid_rows;
@@ -158,7 +158,7 @@ FullAdaGradOptions ada_options(Form form, int grid_rows, int block) {
 
 FullNewtonOptions on_options(int grid_rows, int block) {
   FullNewtonOptions o;
-  o.alpha = 0.5;
+  o.alpha0 = 0.5;
   o.C = 1.0;
   o.sigma = 0.1;
   o.eta = 0.5;
@@ -172,7 +172,7 @@ double label_of(const FullData& data, index_t i, const Loss& loss) {
   return loss.kind() == LossKind::softmax ? data.classes[at(i)] : data.binary[at(i)];
 }
 
-std::string form_name(Form f) { return f == Form::mirror_descent ? "mirror descent" : "dual averaging"; }
+std::string form_name(Update f) { return f == Update::mirror_descent ? "mirror descent" : "dual averaging"; }
 
 }  // namespace
 
@@ -191,7 +191,7 @@ TEST(FullMatrix, AdaFullEqualsDenseReferenceOnEveryGrid) {
   for (const Case& c : cases) {
     const Loss loss(c.loss, c.classes);
     const FullData data = make_full_data(steps, c.d, 5, 0.6, 2.0);
-    for (const Form form : {Form::mirror_descent, Form::dual_averaging}) {
+    for (const Update form : {Update::mirror_descent, Update::dual_averaging}) {
       DenseAdaFull reference(c.d, loss, ada_options(form, 0, 0));
       std::vector<double> reference_losses;
       for (index_t i = 0; i < steps; ++i) reference_losses.push_back(reference.step(row_of(data.x, i), label_of(data, i, loss)));
@@ -357,7 +357,7 @@ TEST(FullMatrix, RejectsBadGridsOptionsAndPartitions) {
   const Loss logistic(LossKind::logistic);
   // Grid rows that do not divide the rank count, on every rank alike.
   for (const int rows : {P + 1, -1}) {
-    EXPECT_THROW(FullAdaGrad(comm, 10, logistic, ada_options(Form::mirror_descent, rows, 0)), InvalidArgument) << rows;
+    EXPECT_THROW(FullAdaGrad(comm, 10, logistic, ada_options(Update::mirror_descent, rows, 0)), InvalidArgument) << rows;
     EXPECT_THROW(FullNewton(comm, 10, Loss(LossKind::squared), on_options(rows, 0)), InvalidArgument) << rows;
     LearnerSpec spec;
     spec.algorithm = "ada-full-da";
@@ -365,9 +365,9 @@ TEST(FullMatrix, RejectsBadGridsOptionsAndPartitions) {
     EXPECT_THROW(make_learner(comm, 10, spec), InvalidArgument) << rows;
   }
   if (P == 3) {
-    EXPECT_THROW(FullAdaGrad(comm, 10, logistic, ada_options(Form::mirror_descent, 2, 0)), InvalidArgument);
+    EXPECT_THROW(FullAdaGrad(comm, 10, logistic, ada_options(Update::mirror_descent, 2, 0)), InvalidArgument);
   }
-  EXPECT_THROW(FullAdaGrad(comm, 10, logistic, ada_options(Form::mirror_descent, 0, -4)), InvalidArgument);
+  EXPECT_THROW(FullAdaGrad(comm, 10, logistic, ada_options(Update::mirror_descent, 0, -4)), InvalidArgument);
   auto bad_ada = [&](auto change) {
     FullAdaGradOptions o;
     change(o);
@@ -383,7 +383,7 @@ TEST(FullMatrix, RejectsBadGridsOptionsAndPartitions) {
     return o;
   };
   const Loss squared(LossKind::squared);
-  EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.alpha = 0.0; })), InvalidArgument);
+  EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.alpha0 = 0.0; })), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.C = 0.0; })), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.sigma = -1.0; })), InvalidArgument);
   EXPECT_THROW(FullNewton(comm, 10, squared, bad_on([](auto& o) { o.eta = std::nan(""); })), InvalidArgument);
@@ -437,7 +437,7 @@ TEST(FullMatrix, MakeLearnerBuildsTheExactLearnersAndTheirSpec) {
   const auto learner = make_learner(comm, 6, on);
   const auto* full = dynamic_cast<const FullNewton*>(learner.get());
   ASSERT_NE(full, nullptr);
-  EXPECT_EQ(full->options().alpha, 2.0);
+  EXPECT_EQ(full->options().alpha0, 2.0);
   EXPECT_EQ(full->eta(4), 0.3 / 4);
   const LearnerSpec s = learner->spec();
   EXPECT_EQ(s.alpha0, 2.0);

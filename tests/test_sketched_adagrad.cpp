@@ -24,7 +24,7 @@
 
 using namespace adasketch;
 using Sketching = SketchedAdaGradOptions::Sketching;
-using Form = SketchedAdaGradOptions::Form;
+using Update = SketchedAdaGradOptions::Update;
 
 namespace {
 
@@ -303,10 +303,10 @@ struct Case {
 const Case kCases[] = {
     {"logistic", LossKind::logistic, 2, 6}, {"softmax", LossKind::softmax, 3, 5}, {"hinge", LossKind::hinge, 2, 6}};
 
-SketchedAdaGradOptions options(Sketching s, Form f, index_t ell, double eta, double delta) {
+SketchedAdaGradOptions options(Sketching s, Update f, index_t ell, double eta, double delta) {
   SketchedAdaGradOptions o;
   o.sketching = s;
-  o.form = f;
+  o.update = f;
   o.ell = ell;
   o.eta = eta;
   o.delta = delta;
@@ -324,7 +324,7 @@ void expect_same_mistakes(index_t got, index_t expected, const Loss& loss, const
     EXPECT_EQ(got, expected) << what;
 }
 
-const char* form_name(Form f) { return f == Form::mirror_descent ? "CMD" : "DA"; }
+const char* form_name(Update f) { return f == Update::mirror_descent ? "CMD" : "DA"; }
 
 }  // namespace
 
@@ -333,13 +333,13 @@ TEST(SketchedAdaGrad, FdWithEllAboveDimensionEqualsFullMatrixAdaGrad) {
   for (const auto& c : kCases)
     for (bool sparse : {false, true})
       for (Sketching s : {Sketching::fd_gradients, Sketching::fast_fd_gradients})
-        for (Form f : {Form::mirror_descent, Form::dual_averaging}) {
+        for (Update f : {Update::mirror_descent, Update::dual_averaging}) {
           const auto p = make_problem(300, c.d, c.loss, c.classes, sparse, 3);
           const Loss loss(c.loss, c.classes);
           const index_t D = c.d * loss.outputs();
           const double eta = 0.5, delta = 0.3;
           const auto got = run_learner(comm, p, options(s, f, D + 1, eta, delta));
-          Reference ref(Reference::Kind::full, f == Form::dual_averaging, c.d, loss, 0, eta, delta, 0);
+          Reference ref(Reference::Kind::full, f == Update::dual_averaging, c.d, loss, 0, eta, delta, 0);
           for (index_t t = 0; t < p.n; ++t) ref.step(p.row(t), p.y[sz(t)]);
           const std::string what = std::string(c.what) + (sparse ? " sparse " : " dense ") +
                                    (s == Sketching::fd_gradients ? "fd " : "fast-fd ") + form_name(f);
@@ -355,14 +355,14 @@ TEST(SketchedAdaGrad, ShrinkingFdEqualsTheDenseAlgorithms) {
   for (const auto& c : kCases)
     for (bool sparse : {false, true})
       for (Sketching s : {Sketching::fd_gradients, Sketching::fast_fd_gradients})
-        for (Form f : {Form::mirror_descent, Form::dual_averaging})
+        for (Update f : {Update::mirror_descent, Update::dual_averaging})
           for (index_t ell : {2, 4}) {
             const auto p = make_problem(250, 2 * c.d + 1, c.loss, c.classes, sparse, 13);
             const Loss loss(c.loss, c.classes);
             const double eta = 0.1, delta = 1.0;
             const auto got = run_learner(comm, p, options(s, f, ell, eta, delta));
             Reference ref(s == Sketching::fd_gradients ? Reference::Kind::fd : Reference::Kind::fast_fd,
-                          f == Form::dual_averaging, p.d, loss, ell, eta, delta, 0);
+                          f == Update::dual_averaging, p.d, loss, ell, eta, delta, 0);
             for (index_t t = 0; t < p.n; ++t) ref.step(p.row(t), p.y[sz(t)]);
             const std::string what = std::string(c.what) + (sparse ? " sparse " : " dense ") +
                                      (s == Sketching::fd_gradients ? "fd " : "fast-fd ") + form_name(f) +
@@ -378,7 +378,7 @@ TEST(SketchedAdaGrad, RandomProjectionsEqualTheDenseAlgorithms) {
   for (const auto& c : kCases)
     for (bool sparse : {false, true})
       for (Sketching s : {Sketching::rp_gradients, Sketching::rp_data})
-        for (Form f : {Form::mirror_descent, Form::dual_averaging})
+        for (Update f : {Update::mirror_descent, Update::dual_averaging})
           for (index_t ell : {3, 20}) {
             const auto p = make_problem(250, c.d, c.loss, c.classes, sparse, 5);
             const Loss loss(c.loss, c.classes);
@@ -386,7 +386,7 @@ TEST(SketchedAdaGrad, RandomProjectionsEqualTheDenseAlgorithms) {
             auto o = options(s, f, ell, eta, delta);
             const auto got = run_learner(comm, p, o);
             Reference ref(s == Sketching::rp_gradients ? Reference::Kind::gp : Reference::Kind::dp,
-                          f == Form::dual_averaging, c.d, loss, ell, eta, delta, o.seed);
+                          f == Update::dual_averaging, c.d, loss, ell, eta, delta, o.seed);
             for (index_t t = 0; t < p.n; ++t) ref.step(p.row(t), p.y[sz(t)]);
             const std::string what = std::string(c.what) + (sparse ? " sparse " : " dense ") +
                                      (s == Sketching::rp_gradients ? "ada-gp " : "ada-dp ") + form_name(f) +
@@ -405,7 +405,7 @@ TEST(SketchedAdaGrad, SmallSketchesGiveTheSameWeightsOnEveryRankCount) {
     for (bool sparse : {false, true})
       for (Sketching s : {Sketching::fd_gradients, Sketching::fast_fd_gradients, Sketching::rp_gradients,
                           Sketching::rp_data})
-        for (Form f : {Form::mirror_descent, Form::dual_averaging}) {
+        for (Update f : {Update::mirror_descent, Update::dual_averaging}) {
           const auto p = make_problem(300, 4 * c.d + 1, c.loss, c.classes, sparse, 9);
           const auto o = options(s, f, 4, 0.1, 1.0);
           const auto here = run_learner(comm, p, o);
@@ -422,7 +422,7 @@ TEST(SketchedAdaGrad, PredictUsesTheCurrentWeights) {
   for (Sketching s : {Sketching::fd_gradients, Sketching::rp_data})
     for (bool sparse : {false, true}) {
       const auto p = make_problem(60, 9, LossKind::softmax, 3, sparse, 21);
-      SketchedAdaGrad learner(comm, p.d, Loss(LossKind::softmax, 3), options(s, Form::mirror_descent, 3, 0.3, 0.5));
+      SketchedAdaGrad learner(comm, p.d, Loss(LossKind::softmax, 3), options(s, Update::mirror_descent, 3, 0.3, 0.5));
       const auto& part = learner.partition();
       const index_t begin = part.begin(comm.rank()), end = part.end(comm.rank());
       for (index_t t = 0; t + 1 < p.n; ++t) {
@@ -442,7 +442,7 @@ TEST(SketchedAdaGrad, MoreRanksThanFeatures) {
   const Communicator self(MPI_COMM_SELF);
   const auto p = make_problem(80, 2, LossKind::logistic, 2, false, 4);
   for (Sketching s : {Sketching::fd_gradients, Sketching::rp_data}) {
-    const auto o = options(s, Form::mirror_descent, 3, 0.3, 0.5);
+    const auto o = options(s, Update::mirror_descent, 3, 0.3, 0.5);
     EXPECT_LT(rel_diff(run_learner(comm, p, o).weights, run_learner(self, p, o).weights), 1e-9);
   }
 }
@@ -451,7 +451,7 @@ TEST(SketchedAdaGrad, RejectsBadOptionsAndRows) {
   const auto comm = test::world();
   const Loss loss(LossKind::logistic);
   auto bad = [&](auto&& edit) {
-    auto o = options(Sketching::fd_gradients, Form::mirror_descent, 3, 0.1, 1.0);
+    auto o = options(Sketching::fd_gradients, Update::mirror_descent, 3, 0.1, 1.0);
     edit(o);
     EXPECT_THROW(SketchedAdaGrad(comm, 5, loss, o), InvalidArgument);
   };

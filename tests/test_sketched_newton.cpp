@@ -145,7 +145,7 @@ class FullOn {
  public:
   FullOn(index_t d, const Loss& loss, const SketchedNewtonOptions& o)
       : d_(d), loss_(loss), o_(o), u_(static_cast<std::size_t>(d), 0.0), a_(static_cast<std::size_t>(d * d), 0.0) {
-    for (index_t j = 0; j < d; ++j) a_[j * d + j] = o.alpha;
+    for (index_t j = 0; j < d; ++j) a_[j * d + j] = o.alpha0;
   }
   double step(const std::vector<double>& x, double y) {
     ++t_;
@@ -191,7 +191,7 @@ SketchedNewtonOptions options_for(SketchKind sketch, index_t ell) {
   SketchedNewtonOptions o;
   o.sketch = sketch;
   o.ell = ell;
-  o.alpha = 0.5;
+  o.alpha0 = 0.5;
   o.C = 1.0;
   o.sigma = 0.1;
   o.eta = 0.5;
@@ -226,7 +226,7 @@ TEST(SketchedNewton, FdFamilyWithEllAboveDimEqualsFullOnlineNewton) {
         EXPECT_LT(relative_max_diff(w, reference.u()), 1e-8) << sketch << " " << loss_name << (dense ? " dense" : " sparse");
         EXPECT_GT(learner.projections(), 0) << sketch << " " << loss_name << ": the projection was never active";
         if (regularized(sketch)) {  // nothing shrunk: α stayed α₀ (up to round-off)
-          EXPECT_NEAR(learner.alpha(), o.alpha, 1e-8 * o.alpha);
+          EXPECT_NEAR(learner.alpha(), o.alpha0, 1e-8 * o.alpha0);
         }
       }
     }
@@ -349,7 +349,7 @@ TEST(SketchedNewton, SameWeightsOnEveryRankCount) {
     for (const LossKind loss_name : {LossKind::squared, LossKind::logistic}) {
       for (const SketchKind sketch : kAllSketches) {
         auto o = options_for(sketch, 6);
-        o.alpha = 1.0;
+        o.alpha0 = 1.0;
         SketchedNewton parallel(comm, d, Loss(loss_name), o);
         SketchedNewton serial(self, d, Loss(loss_name), o);
         double loss_parallel = 0.0, loss_serial = 0.0;
@@ -426,7 +426,7 @@ TEST(SketchedNewton, TinyAlpha0RfdSonStaysFiniteAndRankIndependent) {
   const auto data = make_data(n, d, 0.3, 17);
   for (const SketchKind sketch : {SketchKind::rfd, SketchKind::fast_rfd, SketchKind::fd, SketchKind::fast_fd}) {
     auto o = options_for(sketch, 5);
-    o.alpha = 1e-10;
+    o.alpha0 = 1e-10;
     o.eta_schedule = Schedule::inv_t;
     SketchedNewton parallel(comm, d, Loss(LossKind::squared), o);
     SketchedNewton serial(self, d, Loss(LossKind::squared), o);
@@ -450,7 +450,7 @@ TEST(SketchedNewton, TinyAlpha0BeforeAnyShrinkMatchesFullOn) {
   const index_t d = 40, n = 12;
   const auto data = make_data(n, d, 0.3, 23);
   auto o = options_for(SketchKind::fast_rfd, 10);  // 20 buffer rows: no shrink in 12 steps
-  o.alpha = 1e-6;
+  o.alpha0 = 1e-6;
   SketchedNewton learner(comm, d, Loss(LossKind::squared), o);
   FullOn reference(d, Loss(LossKind::squared), o);
   for (index_t i = 0; i < n; ++i) {
@@ -469,12 +469,12 @@ TEST(SketchedNewton, RejectsBadOptions) {
   };
   const Loss squared(LossKind::squared);
   // Softmax takes α > 0 only (test_son_softmax.cpp has the softmax learner).
-  EXPECT_THROW(SketchedNewton(comm, 5, Loss(LossKind::softmax, 3), bad([](auto& o) { o.sketch = SketchKind::fd; o.alpha = 0.0; })),
+  EXPECT_THROW(SketchedNewton(comm, 5, Loss(LossKind::softmax, 3), bad([](auto& o) { o.sketch = SketchKind::fd; o.alpha0 = 0.0; })),
                InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.alpha = 0.0; })), InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sketch = SketchKind::rfd; o.alpha = 0.0; })),
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.alpha0 = 0.0; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sketch = SketchKind::rfd; o.alpha0 = 0.0; })),
                InvalidArgument);
-  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.alpha = -1.0; })), InvalidArgument);
+  EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.alpha0 = -1.0; })), InvalidArgument);
   EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.C = 0.0; })), InvalidArgument);
   EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.sigma = -0.1; })), InvalidArgument);
   EXPECT_THROW(SketchedNewton(comm, 5, squared, bad([](auto& o) { o.eta = std::nan(""); })), InvalidArgument);
@@ -506,7 +506,7 @@ TEST(SketchedNewton, MakeLearnerBuildsEverySonVariant) {
     ASSERT_NE(son, nullptr);
     EXPECT_EQ(son->options().sketch, sketch);
     EXPECT_EQ(son->options().ell, 3);
-    EXPECT_EQ(son->options().alpha, 2.0);
+    EXPECT_EQ(son->options().alpha0, 2.0);
     EXPECT_EQ(son->options().C, 0.7);
     EXPECT_EQ(son->options().sigma, 0.2);
     EXPECT_EQ(son->options().eta, 0.3);

@@ -236,9 +236,9 @@ TEST(SparseLearners, SparseFormEqualsDenseFormOnA9a) {
 // The learner built from `o` in the dense form against the sparse form forced to rebase.
 template <class LearnerType, class Options>
 void expect_forms_agree_through_rebases(const Communicator& comm, const Rows& rows, Options o, LossKind loss) {
-  o.sketch_form = FormChoice::dense;
+  o.form = FormChoice::dense;
   LearnerType dense(comm, rows.dim, Loss(loss), o), perturbed(comm, rows.dim, Loss(loss), o);
-  o.sketch_form = FormChoice::sparse;
+  o.form = FormChoice::sparse;
   o.max_growth = 1.0;
   LearnerType sparse(comm, rows.dim, Loss(loss), o);
   SCOPED_TRACE(sparse.name());
@@ -256,7 +256,7 @@ TEST(SparseLearners, SparseFormEqualsDenseFormThroughRebases) {
   SketchedNewtonOptions o;
   o.sketch = SketchKind::oja;
   o.ell = 3;
-  o.alpha = 20.0;
+  o.alpha0 = 20.0;
   o.sigma = 0.1;
   o.eta_schedule = EtaSchedule::inv_t;
   o.seed = 7;

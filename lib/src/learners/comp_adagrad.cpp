@@ -70,10 +70,10 @@ CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partiti
   validate(options);
   const index_t N = partition.dim() * classes_;
   n_ = detail::next_power_of_two(N);
-  require(options.k >= 0 && options.k <= n_, "k (ell) must be in [0, n] with n = " + number_text(n_) +
+  require(options.ell >= 0 && options.ell <= n_, "k (ell) must be in [0, n] with n = " + number_text(n_) +
                                                  " (d·K = " + number_text(N) + " padded to a power of two), got " +
-                                                 number_text(options.k));
-  k_ = options.k;
+                                                 number_text(options.ell));
+  k_ = options.ell;
   real_ = local_dim() * classes_;
   const int rank = comm.rank();
   if (n_ > N) {
@@ -119,7 +119,7 @@ LearnerSpec CompAdaGrad::spec() const {
   s.algorithm = name();
   s.loss = loss().kind();
   if (loss().kind() == LossKind::softmax) s.classes = outputs();
-  s.ell = options_.k;
+  s.ell = options_.ell;
   s.eta = options_.eta;
   s.delta = options_.delta;
   s.tau = options_.tau;
@@ -367,8 +367,8 @@ StepResult CompAdaGrad::do_step(const LocalRow& x, double label) {
 std::unique_ptr<Learner> make_comp_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   if (spec.algorithm != "comp-adagrad" && spec.algorithm != "comp-adagrad-da") return nullptr;
   CompAdaGradOptions o;
-  if (spec.algorithm == "comp-adagrad-da") o.form = CompAdaGradOptions::Form::dual_averaging;
-  o.k = spec.ell;
+  if (spec.algorithm == "comp-adagrad-da") o.update = CompAdaGradOptions::Update::dual_averaging;
+  o.ell = spec.ell;
   o.eta = spec.eta;
   o.delta = spec.delta;
   o.tau = spec.tau;

@@ -33,7 +33,7 @@ DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, const BlockPartition&
 }
 
 std::string DiagonalAdaGrad::name() const {
-  return options_.form == DiagonalAdaGradOptions::Form::dual_averaging ? "ada-diag-da" : "ada-diag";
+  return options_.update == DiagonalAdaGradOptions::Update::dual_averaging ? "ada-diag-da" : "ada-diag";
 }
 
 namespace {
@@ -54,10 +54,10 @@ double shrink_steps(double y, double a, double b, double k) noexcept {
 }  // namespace
 
 double DiagonalAdaGrad::weight(std::size_t entry, index_t steps) const noexcept {
-  if (options_.form == DiagonalAdaGradOptions::Form::mirror_descent && !lazy_shrink()) return state_[entry];
+  if (options_.update == DiagonalAdaGradOptions::Update::mirror_descent && !lazy_shrink()) return state_[entry];
   const double eta = options_.eta;
   const double H = options_.delta + std::sqrt(sum_square_[entry]);
-  if (options_.form == DiagonalAdaGradOptions::Form::mirror_descent) {
+  if (options_.update == DiagonalAdaGradOptions::Update::mirror_descent) {
     // The steps after last_[entry] had a zero gradient entry: H was constant over them.
     return shrink_steps(state_[entry], eta * options_.lambda1 / H, eta * options_.lambda2 / H,
                         static_cast<double>(steps) - last_[entry]);
@@ -73,7 +73,7 @@ double DiagonalAdaGrad::weight(std::size_t entry, index_t steps) const noexcept 
 
 void DiagonalAdaGrad::update(std::size_t entry, double g, index_t step) noexcept {
   const double G = sum_square_[entry] += g * g;
-  if (options_.form == DiagonalAdaGradOptions::Form::dual_averaging) {
+  if (options_.update == DiagonalAdaGradOptions::Update::dual_averaging) {
     state_[entry] += g;
     return;
   }
@@ -152,7 +152,7 @@ void DiagonalAdaGrad::add_state_fields(StateFields& fields) {
 std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   DiagonalAdaGradOptions options{.eta = spec.eta, .delta = spec.delta, .lambda1 = spec.lambda1, .lambda2 = spec.lambda2};
   if (spec.algorithm == "ada-diag-da")
-    options.form = DiagonalAdaGradOptions::Form::dual_averaging;
+    options.update = DiagonalAdaGradOptions::Update::dual_averaging;
   else if (spec.algorithm != "ada-diag")
     return nullptr;
   return std::make_unique<DiagonalAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), options);

@@ -22,11 +22,11 @@ constexpr int kOne = 1;
 constexpr char kStagedInverse[] = "full.inverse";
 
 const FullNewtonOptions& checked(const FullNewtonOptions& o) {
-  ADASKETCH_REQUIRE(o.alpha != 0.0, "alpha = 0 (FULL-ON keeps A⁻¹ by rank-one updates; the pseudo-inverse of SON App. D "
+  ADASKETCH_REQUIRE(o.alpha0 != 0.0, "alpha = 0 (FULL-ON keeps A⁻¹ by rank-one updates; the pseudo-inverse of SON App. D "
                                     "needs a rank decision per step that a kept inverse cannot make exactly: use fd-son "
                                     "with alpha = 0 and ell ≥ d·K + 1, which is that algorithm; full_newton.hpp)");
-  ADASKETCH_REQUIRE(std::isfinite(o.alpha) && o.alpha >= std::numeric_limits<double>::min(),
-                    "alpha = " + number_text(o.alpha) + " (needs a positive normal number: A_0 = αI is inverted)");
+  ADASKETCH_REQUIRE(std::isfinite(o.alpha0) && o.alpha0 >= std::numeric_limits<double>::min(),
+                    "alpha = " + number_text(o.alpha0) + " (needs a positive normal number: A_0 = αI is inverted)");
   ADASKETCH_REQUIRE(o.C > 0.0, "C = " + number_text(o.C));  // +∞ allowed, NaN rejected
   ADASKETCH_REQUIRE(std::isfinite(o.sigma) && o.sigma >= 0.0, "sigma = " + number_text(o.sigma));
   ADASKETCH_REQUIRE(std::isfinite(o.eta) && o.eta >= 0.0, "eta = " + number_text(o.eta));
@@ -40,7 +40,7 @@ struct FullNewton::Grid {
   Grid(const Communicator& comm, const BlockPartition& partition, int K, const FullNewtonOptions& o)
       : layout(comm, partition, K, o.grid_rows, o.block), inverse(layout.square()), x(layout.vectors(K)),
         v(layout.vectors(K)) {
-    inverse.add_to_diagonal(1.0 / o.alpha);  // A_0⁻¹ = I/α
+    inverse.add_to_diagonal(1.0 / o.alpha0);  // A_0⁻¹ = I/α
     if (K > 1) update.emplace(layout.vectors(1));
   }
 
@@ -84,7 +84,7 @@ LearnerSpec FullNewton::spec() const {
   s.algorithm = name();
   s.loss = loss().kind();
   if (loss().kind() == LossKind::softmax) s.classes = outputs();
-  s.alpha0 = options_.alpha;
+  s.alpha0 = options_.alpha0;
   s.C = options_.C;
   s.sigma = options_.sigma;
   s.eta = options_.eta;
@@ -188,7 +188,7 @@ StepResult FullNewton::do_step(const LocalRow& x, double label) {
   for (std::size_t i = 0; i + 1 < reduce_.size(); ++i)
     if (!std::isfinite(reduce_[i])) throw NumericError(name() + ": the score uᵀx is not finite");
   const double* lower = reduce_.data() + K;
-  const double floor = 1.0 / (options_.alpha + curvature_);  // λ_max(A)⁻¹ ≥ (α + tr(A − αI))⁻¹
+  const double floor = 1.0 / (options_.alpha0 + curvature_);  // λ_max(A)⁻¹ ≥ (α + tr(A − αI))⁻¹
   bool active = false;
   for (std::size_t k = 0; k < K; ++k) {
     z_[k] = reduce_[k];

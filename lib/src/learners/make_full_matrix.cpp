@@ -24,7 +24,7 @@ std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockP
   const Loss loss(spec.loss, spec.classes);
   if (a == "full-on") {
     FullNewtonOptions o;
-    o.alpha = spec.alpha0;
+    o.alpha0 = spec.alpha0;
     o.C = spec.C;
     o.sigma = spec.sigma;
     o.eta = spec.eta;
@@ -34,7 +34,7 @@ std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockP
     return std::make_unique<FullNewton>(comm, partition, loss, o);
   }
   FullAdaGradOptions o;
-  o.form = a == "ada-full-da" ? FullAdaGradOptions::Form::dual_averaging : FullAdaGradOptions::Form::mirror_descent;
+  o.update = a == "ada-full-da" ? FullAdaGradOptions::Update::dual_averaging : FullAdaGradOptions::Update::mirror_descent;
   o.eta = spec.eta;
   o.delta = spec.delta;
   o.grid_rows = spec.grid_rows;

@@ -20,7 +20,7 @@ namespace adasketch {
 namespace {
 
 using Sketching = SketchedAdaGradOptions::Sketching;
-using Form = SketchedAdaGradOptions::Form;
+using Update = SketchedAdaGradOptions::Update;
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw InvalidArgument("SketchedAdaGrad: " + what);
@@ -73,9 +73,9 @@ SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, const BlockPartition&
       classes_(loss.outputs()),
       dp_(local_dim()),
       eigen_(1),
-      form_resolved_(options.sketch_form != FormChoice::automatic),
+      form_resolved_(options.form != FormChoice::automatic),
       prox_(options.lambda1 > 0.0 ? Prox::lasso : options.lambda2 > 0.0 ? Prox::ridge : Prox::none) {
-  install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
+  install_sketch(options.form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
 }
 
 void SketchedAdaGrad::install_sketch(SketchForm form) {
@@ -331,28 +331,28 @@ std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const B
   struct Name {
     const char* name;
     Sketching sketching;
-    Form form;
+    Update update;
   };
   static constexpr Name kNames[] = {
-      {"ada-fd", Sketching::fd_gradients, Form::mirror_descent},
-      {"ada-fd-da", Sketching::fd_gradients, Form::dual_averaging},
-      {"fast-ada-fd", Sketching::fast_fd_gradients, Form::mirror_descent},
-      {"fast-ada-fd-da", Sketching::fast_fd_gradients, Form::dual_averaging},
-      {"ada-gp", Sketching::rp_gradients, Form::mirror_descent},
-      {"ada-gp-da", Sketching::rp_gradients, Form::dual_averaging},
-      {"ada-dp", Sketching::rp_data, Form::mirror_descent},
-      {"ada-dp-da", Sketching::rp_data, Form::dual_averaging},
+      {"ada-fd", Sketching::fd_gradients, Update::mirror_descent},
+      {"ada-fd-da", Sketching::fd_gradients, Update::dual_averaging},
+      {"fast-ada-fd", Sketching::fast_fd_gradients, Update::mirror_descent},
+      {"fast-ada-fd-da", Sketching::fast_fd_gradients, Update::dual_averaging},
+      {"ada-gp", Sketching::rp_gradients, Update::mirror_descent},
+      {"ada-gp-da", Sketching::rp_gradients, Update::dual_averaging},
+      {"ada-dp", Sketching::rp_data, Update::mirror_descent},
+      {"ada-dp-da", Sketching::rp_data, Update::dual_averaging},
   };
   for (const auto& n : kNames) {
     if (spec.algorithm != n.name) continue;
     SketchedAdaGradOptions o;
     o.sketching = n.sketching;
-    o.form = n.form;
+    o.update = n.update;
     o.ell = spec.ell;
     o.eta = spec.eta;
     o.delta = spec.delta;
     o.seed = spec.seed;
-    o.sketch_form = spec.form;
+    o.form = spec.form;
     o.lambda1 = spec.lambda1;
     o.lambda2 = spec.lambda2;
     return std::make_unique<SketchedAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), o);

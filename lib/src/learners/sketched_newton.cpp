@@ -23,11 +23,11 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
                                const SketchedNewtonOptions& options)
     : Learner(comm, partition, loss), options_(options), classes_(loss.outputs()) {
   ADASKETCH_REQUIRE(options.ell >= 0, "ell = " + number_text(options.ell));
-  ADASKETCH_REQUIRE(std::isfinite(options.alpha) &&
-                        (options.alpha == 0.0 || options.alpha >= std::numeric_limits<double>::min()),
-                    "alpha = " + number_text(options.alpha) +
+  ADASKETCH_REQUIRE(std::isfinite(options.alpha0) &&
+                        (options.alpha0 == 0.0 || options.alpha0 >= std::numeric_limits<double>::min()),
+                    "alpha = " + number_text(options.alpha0) +
                         " (SON needs α > 0 and normal, since 1/α of a subnormal overflows, or α = 0)");
-  pseudo_inverse_ = options.alpha == 0.0;
+  pseudo_inverse_ = options.alpha0 == 0.0;
   // α = 0 (the pseudo-inverse): where the paper allows it (sketched_newton.hpp).
   ADASKETCH_REQUIRE(!pseudo_inverse_ || options.sketch == SketchKind::fd || options.sketch == SketchKind::fast_fd ||
                         options.sketch == SketchKind::rp,
@@ -48,8 +48,8 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
                     "oja_gamma has " + number_text(options.oja_gamma.size()) + " values, but only oja-son with ell >= 1 " +
                         "takes Oja's step sizes (" + name() + ", ell = " + number_text(options.ell) + ")");
   regularized_ = options.sketch == SketchKind::rfd || options.sketch == SketchKind::fast_rfd;
-  form_resolved_ = options.sketch_form != FormChoice::automatic;
-  install_sketch(options.sketch_form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
+  form_resolved_ = options.form != FormChoice::automatic;
+  install_sketch(options.form == FormChoice::sparse ? SketchForm::sparse : SketchForm::dense);
 }
 
 void SketchedNewton::install_sketch(SketchForm form) {
@@ -91,7 +91,7 @@ void SketchedNewton::install_factor(SketchForm form) {
   spec.kind = options_.sketch;
   spec.ell = options_.ell;
   spec.seed = options_.seed;
-  spec.alpha0 = regularized_ ? options_.alpha : 0.0;
+  spec.alpha0 = regularized_ ? options_.alpha0 : 0.0;
   spec.form = form;
   spec.max_growth = options_.max_growth;
   spec.oja_gamma = options_.oja_gamma;
@@ -138,7 +138,7 @@ LearnerSpec SketchedNewton::spec() const {
   s.loss = loss().kind();
   if (classes_ > 1) s.classes = outputs();
   s.ell = options_.ell;
-  s.alpha0 = options_.alpha;
+  s.alpha0 = options_.alpha0;
   s.C = options_.C;
   s.sigma = options_.sigma;
   s.eta = options_.eta;
@@ -167,7 +167,7 @@ void SketchedNewton::add_state_fields(StateFields& fields) {
   sketch_->state_fields(fields);
 }
 
-double SketchedNewton::alpha() const noexcept { return regularized_ && sketch_ ? sketch_->alpha() : options_.alpha; }
+double SketchedNewton::alpha() const noexcept { return regularized_ && sketch_ ? sketch_->alpha() : options_.alpha0; }
 
 double SketchedNewton::eta(index_t t) const noexcept {
   return scheduled_eta(options_.eta_schedule, options_.eta, t);
@@ -261,13 +261,13 @@ std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const Bl
     return nullptr;  // not a SON algorithm
   }
   options.ell = spec.ell;
-  options.alpha = spec.alpha0;
+  options.alpha0 = spec.alpha0;
   options.C = spec.C;
   options.sigma = spec.sigma;
   options.eta = spec.eta;
   options.eta_schedule = spec.eta_schedule;
   options.seed = spec.seed;
-  options.sketch_form = spec.form;
+  options.form = spec.form;
   options.oja_gamma = spec.oja_gamma;
   options.diag_rescale = spec.diag_rescale;
   return std::make_unique<SketchedNewton>(comm, partition, Loss(spec.loss, spec.classes), options);

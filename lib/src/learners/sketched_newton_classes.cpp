@@ -69,7 +69,7 @@ bool SketchedNewton::project_classes(const LocalRow& x) const {
   }
   if (!active || norms_[0] == 0.0) return false;  // x = 0: every score is 0
   // αM = diag(‖X_k‖²) − YᵀY with Y_k = L⁻¹x̂_k, x̂_k = B X_k (Woodbury; disjoint supports).
-  const double alpha = sketch_ ? factor_alpha_ : options_.alpha;
+  const double alpha = sketch_ ? factor_alpha_ : options_.alpha0;
   for (index_t k = 0; k < K; ++k) {
     double* y = xhat_.data() + k * R;
     if (sketch_) {
@@ -174,7 +174,7 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
       for (index_t i = 0; i < Rz; ++i) c_[sz(i)] -= scratch_[sz(i)] / root;
     } else {
       // Woodbury: A⁻¹g = (g − BᵀHBg)/α: ū −= (∂ℓ/∂p_k/α)X_k, c += Mᵀ(H Bg)/α (A = αI without a sketch).
-      const double alpha = sketch_ ? factor_alpha_ : options_.alpha;  // α_t after the insertion (RFD)
+      const double alpha = sketch_ ? factor_alpha_ : options_.alpha0;  // α_t after the insertion (RFD)
       if (sketch_) {
         sketch_->mix(zgrad_, solve_);
         forward(solve_);

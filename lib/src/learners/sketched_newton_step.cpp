@@ -117,7 +117,7 @@ StepResult SketchedNewton::step_plain(const LocalRow& x, double label, double& d
   const double score[1] = {pr.ux - pr.tau};
   const StepResult result{loss().value(score, label), loss().mistake(score, label)};
   loss().derivative(score, label, std::span<double>(&dl, 1));
-  kappa -= dl / options_.alpha;
+  kappa -= dl / options_.alpha0;
   add_to_ubar(x, kappa);
   return result;
 }

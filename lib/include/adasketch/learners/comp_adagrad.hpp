@@ -27,7 +27,7 @@ class CompositeLasso;
 /// The hyperparameters of CompAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
 struct CompAdaGradOptions {
   /// The update: the paper's mirror descent, or dual averaging.
-  enum class Form {
+  enum class Update {
     mirror_descent,  ///< composite mirror descent, eq. (2): the paper's algorithm
     dual_averaging,  ///< x_{t+1} = argmin η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t} (docs/design.md §2)
   };
@@ -36,7 +36,7 @@ struct CompAdaGradOptions {
     outside_root,  ///< K = (Π̃GΠ̃ᵀ)^{1/2} + δI (eq. (19)): the default
     inside_root,   ///< Π̃ᵀKΠ̃ = Πᵀ(ΠGΠᵀ + δI)^{1/2}Π (eq. (5))
   };
-  index_t k = defaults::ell;            ///< SRHT rows k, 0 ≤ k ≤ n (dK padded to a power of two)
+  index_t ell = defaults::ell;          ///< SRHT rows k = ℓ, 0 ≤ k ≤ n (dK padded to a power of two)
   double eta = defaults::eta;           ///< step size η > 0
   double delta = defaults::delta;       ///< δ_r = δ_c = δ > 0
   double tau = defaults::tau;           ///< weight τ ≥ 0 of the complement block (τ > 0 or λ₂ > 0)
@@ -44,7 +44,7 @@ struct CompAdaGradOptions {
   double lambda2 = defaults::lambda2;   ///< φ's ℓ2 weight λ₂ ≥ 0 (the paper's λ)
   std::uint64_t seed = defaults::seed;  ///< the SRHT's rows and signs
   Placement placement = Placement::outside_root;  ///< where δ sits (no LearnerSpec field)
-  Form form = Form::mirror_descent;               ///< mirror descent, or dual averaging ("-da")
+  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
   /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of Π̃GΠ̃ᵀ count as zero, in [0, 1): the eigensolver fixes
   /// them only to about k·u·λ_max, and the square root would turn that into √(k·u·λ_max).
   double rank_tolerance = 1e-15;
@@ -71,7 +71,7 @@ class CompAdaGrad final : public Learner {
   /// "comp-adagrad" (mirror descent) or "comp-adagrad-da" (dual averaging).
   std::string name() const override;
   void weights(std::span<double> out) const override;
-  /// Algorithm, loss (K for softmax), k (as ell), η, δ, τ, λ₁, λ₂ and the seed. The placement and the
+  /// Algorithm, loss (K for softmax), ℓ (the SRHT rows k), η, δ, τ, λ₁, λ₂ and the seed. The placement and the
   /// tolerances have no LearnerSpec field: make_learner always uses the defaults.
   LearnerSpec spec() const override;
   /// The options as given.
@@ -97,7 +97,7 @@ class CompAdaGrad final : public Learner {
   /// The complement gradient h = P⊥g into perp_grad_ (g = x ⊗ ∂ℓ/∂p), its square into diag(G⊥), and
   /// D (τ D_t) into diag_.
   void update_complement(const LocalRow& x);
-  bool dual_averaging() const noexcept { return options_.form == CompAdaGradOptions::Form::dual_averaging; }
+  bool dual_averaging() const noexcept { return options_.update == CompAdaGradOptions::Update::dual_averaging; }
   /// The new c and x⊥ for the linear term η(Π̃ᵀproj + perp) (perp ∈ Im P⊥) and λ (φ's ℓ2 part times
   /// η, or ηt), measured from x_t (from_current) or from 0: the ℓ2 step, or (l1_step) the LASSO with μ.
   void l2_step(std::span<const double> proj, std::span<const double> perp, double lam, bool from_current);

@@ -16,13 +16,13 @@ namespace adasketch {
 /// The hyperparameters of DiagonalAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
 struct DiagonalAdaGradOptions {
   /// The update: composite mirror descent (ADA-FD paper eq. (2)) or dual averaging (eq. (1)).
-  enum class Form {
+  enum class Update {
     mirror_descent,  ///< composite mirror descent (ada-diag)
     dual_averaging   ///< dual averaging with Duchi et al.'s tηφ (ada-diag-da)
   };
   double eta = defaults::eta;          ///< step size η > 0
   double delta = defaults::delta;      ///< δ > 0 added to the diagonal √G
-  Form form = Form::mirror_descent;    ///< mirror descent, or dual averaging ("-da")
+  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
   double lambda1 = defaults::lambda1;  ///< λ₁ ≥ 0 of φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: exact zeros in W
   double lambda2 = defaults::lambda2;  ///< λ₂ ≥ 0 of φ
 };
@@ -52,7 +52,7 @@ class DiagonalAdaGrad final : public Learner {
 
  private:
   bool composite() const noexcept { return options_.lambda1 > 0.0 || options_.lambda2 > 0.0; }
-  bool lazy_shrink() const noexcept { return composite() && options_.form == DiagonalAdaGradOptions::Form::mirror_descent; }
+  bool lazy_shrink() const noexcept { return composite() && options_.update == DiagonalAdaGradOptions::Update::mirror_descent; }
   /// Entry e = j·K + k of the local W after `steps` steps: stored (mirror descent, caught up over
   /// the steps after last_[e]) or formed from Σg and G (dual averaging).
   double weight(std::size_t entry, index_t steps) const noexcept;

@@ -19,11 +19,11 @@ namespace adasketch {
 /// The hyperparameters of FullAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
 struct FullAdaGradOptions {
   /// The update: mirror descent or dual averaging.
-  enum class Form {
+  enum class Update {
     mirror_descent,  ///< composite mirror descent, φ = 0 (ADA-FD paper eq. (2))
     dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD paper eq. (1))
   };
-  Form form = Form::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
+  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
   double eta = defaults::eta;      ///< step size η > 0
   double delta = defaults::delta;  ///< δ > 0: H = δI + G^{1/2}
   /// Eigenvalues λ ≤ rank_tolerance·λ_max of G count as zero, in [0, 1). The default is about the
@@ -75,7 +75,7 @@ class FullAdaGrad final : public Learner {
 
  private:
   struct Grid;  // lib/src/learners/full_adagrad.cpp: the ScaLAPACK side
-  bool dual_averaging() const noexcept { return options_.form == FullAdaGradOptions::Form::dual_averaging; }
+  bool dual_averaging() const noexcept { return options_.update == FullAdaGradOptions::Update::dual_averaging; }
 
   FullAdaGradOptions options_;
   std::unique_ptr<Grid> grid_;

@@ -22,7 +22,7 @@ class BoxProjection;  // lib/src/learners/box_projection.hpp
 
 /// The hyperparameters of FullNewton; the defaults are the hyperparameter table's (defaults.hpp).
 struct FullNewtonOptions {
-  double alpha = defaults::alpha0;  ///< SON's α > 0: A_0 = αI (α = 0 is refused: docs/design.md §2)
+  double alpha0 = defaults::alpha0;  ///< SON's α > 0: A_0 = αI (α = 0 is refused: docs/design.md §2)
   /// Radius of K_t = {w : |wᵀx_t| ≤ C} (softmax: every class's score; > 0; +∞ disables the projection).
   double C = defaults::C;
   double sigma = defaults::sigma;  ///< curvature σ ≥ 0 of SON's Assumption 2 (constant)

@@ -33,12 +33,12 @@ struct SketchedAdaGradOptions {
     rp_data,            ///< Gaussian random projection of the examples x_t (ADA-DP)
   };
   /// The update: mirror descent or dual averaging (both take the composite φ).
-  enum class Form {
+  enum class Update {
     mirror_descent,  ///< composite mirror descent, φ = 0 (ADA-FD Alg. 2; ADA-GP Alg. 1; ADA-DP Alg. 2)
     dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD Alg. 1, eq. (6))
   };
   Sketching sketching = Sketching::fd_gradients;  ///< what is sketched (ada-fd, fast-ada-fd, ada-gp, ada-dp)
-  Form form = Form::mirror_descent;               ///< mirror descent, or dual averaging ("-da")
+  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
   index_t ell = defaults::ell;          ///< sketch size ℓ (τ in the papers) ≥ 1
   double eta = defaults::eta;           ///< step size η > 0
   double delta = defaults::delta;       ///< δ > 0 (σ in the ADA-GP/DP paper): H = δI + (BᵀB)^{1/2}
@@ -49,7 +49,7 @@ struct SketchedAdaGradOptions {
   /// √(rank_tolerance·λ_max)/δ; 1e-12 already moves ADA-FD's weights by ~1e-7 in such runs.
   double rank_tolerance = 1e-15;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
-  FormChoice sketch_form = FormChoice::automatic;
+  FormChoice form = FormChoice::automatic;
   double lambda1 = defaults::lambda1;  ///< λ₁ ≥ 0 of φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: exact zeros in w
   double lambda2 = defaults::lambda2;  ///< λ₂ ≥ 0 of φ
   /// λ₁ > 0: the ℓ1 prox stops when ‖∇D(μ)‖ ≤ prox_tolerance·max(‖μ‖, ‖Cw‖) in its dual (or on
@@ -99,7 +99,7 @@ class SketchedAdaGrad final : public Learner {
 
  private:
   bool sketches_gradients() const noexcept { return options_.sketching != SketchedAdaGradOptions::Sketching::rp_data; }
-  bool dual_averaging() const noexcept { return options_.form == SketchedAdaGradOptions::Form::dual_averaging; }
+  bool dual_averaging() const noexcept { return options_.update == SketchedAdaGradOptions::Update::dual_averaging; }
   /// The composite step: none (φ = 0), the ℓ2 closed form, or the ℓ1 prox.
   enum class Prox { none, ridge, lasso };
   /// Builds the sketch in `form` and sizes everything that depends on it (a fresh learner).

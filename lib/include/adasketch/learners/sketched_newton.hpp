@@ -35,7 +35,7 @@ struct SketchedNewtonOptions {
   index_t ell = defaults::ell;
   /// SON's α (> 0, or 0 for fd, fast-fd and rp: the pseudo-inverse, SON App. D); for rfd and fast-rfd
   /// the initial α₀ (> 0) of the sketch's α_t.
-  double alpha = defaults::alpha0;
+  double alpha0 = defaults::alpha0;
   /// Radius of K_t = {w : |wᵀx_t| ≤ C} (softmax: every class's score; > 0; +∞ disables the projection).
   double C = defaults::C;
   /// Curvature σ_t = σ of Assumption 2 (≥ 0), constant over t. SON §2: the squared loss has
@@ -49,7 +49,7 @@ struct SketchedNewtonOptions {
   /// Seed of the rp sketch (results do not depend on the rank count).
   std::uint64_t seed = defaults::seed;
   /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
-  FormChoice sketch_form = FormChoice::automatic;
+  FormChoice form = FormChoice::automatic;
   /// Sparse oja sketch: the rebase threshold (OjaSketchOptions::max_growth, ≥ 1).
   double max_growth = defaults::max_growth;
   /// Oja-SON's step sizes Γ_t = diag(γ_1, …, γ_m)/t (SON eq. (4)): empty for I/t (SON §5), one γ for
