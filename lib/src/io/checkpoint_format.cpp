@@ -76,6 +76,11 @@ bool listed(LabelMap::Kind kind) {
 
 std::size_t padded(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
 
+// A crafted file's text, for a message: its first 64 bytes.
+std::string shown(std::string_view text) {
+  return text.size() <= 64 ? std::string(text) : std::string(text.substr(0, 64)) + "…";
+}
+
 // One "member=value\n" line per hyperparameter, in table order (the spec block's text).
 std::string spec_text(const LearnerSpec& spec) {
   std::string text;
@@ -107,12 +112,12 @@ void decode_spec_text(std::string_view text, LearnerSpec& spec, const std::strin
           using T = std::decay_t<decltype(value)>;
           if constexpr (std::is_same_v<T, index_t>) ok = ok && value >= 0 && value <= (index_t{1} << 40);
           if constexpr (std::is_same_v<T, int>) ok = ok && value >= 0 && value <= (1 << 30);
-          if (!ok) throw corrupt(path, "bad value '" + std::string(v) + "' of " + std::string(h.member));
+          if (!ok) throw corrupt(path, "bad value '" + shown(v) + "' of " + std::string(h.member));
         }
       },
       spec);
   if (next == lines.size()) return;
-  const std::string member(lines[next].first);
+  const std::string member = shown(lines[next].first);
   bool known = false;
   for_each_hyperparameter([&](const HyperparameterInfo& h, const auto&) { known = known || h.member == member; },
                           std::as_const(spec));
