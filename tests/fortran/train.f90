@@ -76,6 +76,32 @@ program train_fortran
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
 
+  ! Hyperparameters as arguments or by name in the settings text: the same learner, bit for bit (the
+  ! arguments' reals go to the library as text, which must read back to the same doubles).
+  call adasketch_free(resumed)
+  call adasketch_free(learner)
+  call adasketch_create(learner, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell, eta=0.3_c_double, &
+                        alpha0=3.7_c_double, lambda2=1.0e-3_c_double)
+  call check('adasketch_create (arguments)')
+  call adasketch_create(resumed, MPI_COMM_WORLD, dim, trim(algorithm), status, ell=ell, &
+                        settings='eta=0.3 alpha0=3.7 lambda2=0.001')
+  call check('adasketch_create (settings)')
+  do i = 1, n
+    call local_entries(i)
+    call adasketch_step_sparse(learner, idx(1:k), v(1:k), labels(i), status)
+    call check('adasketch_step_sparse (arguments)')
+    call adasketch_step_sparse(resumed, idx(1:k), v(1:k), labels(i), status)
+    call check('adasketch_step_sparse (settings)')
+  end do
+  call adasketch_weights(learner, a, status)
+  call adasketch_weights(resumed, b, status)
+  differ = merge(1, 0, any(transfer(a, [0_c_int64_t]) /= transfer(b, [0_c_int64_t])))
+  call MPI_Allreduce(MPI_IN_PLACE, differ, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  if (differ /= 0) then
+    print '(a)', 'train_fortran: the learner of the arguments differs from the learner of the settings'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+
   ! An unknown algorithm: a status and a message.
   call adasketch_free(resumed)
   call adasketch_create(resumed, MPI_COMM_WORLD, dim, 'no-such-learner', status)
