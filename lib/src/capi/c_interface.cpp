@@ -112,12 +112,14 @@ LearnerSpec to_spec(const adasketch_spec* s) {
 }
 
 // `size` is d (uniform split) or, with `local`, this rank's block size (the caller's split).
-adasketch_status create(MPI_Comm comm, bool local, int64_t size, const adasketch_spec* spec, adasketch_learner** out) {
+// `spec_of()` gives the LearnerSpec (it may throw; every error becomes the call's status).
+template <class SpecOf>
+adasketch_status create(MPI_Comm comm, bool local, int64_t size, SpecOf spec_of, adasketch_learner** out) {
   return guarded([&] {
     require_pointer(out, "learner");
     *out = nullptr;
     Communicator c(comm);
-    const LearnerSpec s = to_spec(spec);
+    const LearnerSpec s = spec_of();
     auto learner = local ? make_learner(c, BlockPartition::from_local_sizes(c, size), s) : make_learner(c, size, s);
     *out = new adasketch_learner{c, std::move(learner)};
   });
@@ -196,12 +198,12 @@ void adasketch_spec_defaults(adasketch_spec* spec) {
 
 adasketch_status adasketch_learner_create(MPI_Comm comm, int64_t dim, const adasketch_spec* spec,
                                           adasketch_learner** learner) {
-  return create(comm, false, dim, spec, learner);
+  return create(comm, false, dim, [&] { return to_spec(spec); }, learner);
 }
 
 adasketch_status adasketch_learner_create_local(MPI_Comm comm, int64_t local_dim, const adasketch_spec* spec,
                                                 adasketch_learner** learner) {
-  return create(comm, true, local_dim, spec, learner);
+  return create(comm, true, local_dim, [&] { return to_spec(spec); }, learner);
 }
 
 adasketch_status adasketch_learner_create_f(MPI_Fint comm, int64_t dim, const adasketch_spec* spec,
@@ -216,12 +218,7 @@ adasketch_status adasketch_learner_create_local_f(MPI_Fint comm, int64_t local_d
 
 adasketch_status adasketch_learner_create_settings(MPI_Comm comm, int64_t dim, const char* algorithm, const char* loss,
                                                    const char* settings, adasketch_learner** learner) {
-  return guarded([&] {
-    require_pointer(learner, "learner");
-    *learner = nullptr;
-    Communicator c(comm);
-    *learner = new adasketch_learner{c, make_learner(c, dim, settings_spec(algorithm, loss, settings))};
-  });
+  return create(comm, false, dim, [&] { return settings_spec(algorithm, loss, settings); }, learner);
 }
 
 adasketch_status adasketch_learner_create_settings_f(MPI_Fint comm, int64_t dim, const char* algorithm, const char* loss,
