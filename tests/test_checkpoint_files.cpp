@@ -215,7 +215,7 @@ TEST(Checkpoint, BadFilesAreRefused) {
     without_eta.erase(without_eta.find("eta=0.3\n"), 8);
     write_bytes(bad, with_spec_text(bytes, without_eta));
     const CheckpointHeader h = read_checkpoint_header(world(), bad);
-    EXPECT_EQ(h.spec.eta, defaults::eta);
+    EXPECT_EQ(h.spec.eta, LearnerSpec{}.eta);
     EXPECT_EQ(h.spec.delta, 0.5);
     expect_refused(bad, spec, kCheckpointDim, "eta = 0.1 in the checkpoint, 0.3 here");
   }

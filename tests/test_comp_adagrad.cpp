@@ -324,8 +324,8 @@ TEST(CompAdaGrad, WithoutSubspaceAndTauOneIsDiagonalAdaGrad) {
           CompAdaGrad comp(comm, c.d, loss, o);
           using DiagonalUpdate = DiagonalAdaGradOptions::Update;
           DiagonalAdaGrad diag(comm, c.d, loss,
-                               {.eta = eta, .delta = delta, .update = dual ? DiagonalUpdate::dual_averaging : DiagonalUpdate::mirror_descent,
-                                .lambda1 = lambda1, .lambda2 = lambda2});
+                               {.eta = eta, .delta = delta, .lambda1 = lambda1, .lambda2 = lambda2,
+                                .update = dual ? DiagonalUpdate::dual_averaging : DiagonalUpdate::mirror_descent});
           std::vector<double> dense_w;
           double dense_loss = 0.0;
           if (lambda1 == 0.0 && lambda2 == 0.0) {

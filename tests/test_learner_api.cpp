@@ -23,6 +23,7 @@
 #include "adasketch/sketch/make_sketch.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "adasketch/training/online_training.hpp"
+#include "adasketch/version.hpp"
 #include "test_support.hpp"
 
 namespace adasketch {
@@ -105,6 +106,71 @@ TEST(LearnerApi, OneSetOfDefaults) {
     const auto diffs = spec_differences(made->spec(), learner->spec());
     EXPECT_TRUE(diffs.empty()) << algorithm << ": " << (diffs.empty() ? "" : diffs.front().field) << " differs";
     EXPECT_EQ(made->name(), learner->name());
+  }
+}
+
+// Every algorithm given every hyperparameter away from its default: its spec() reports back the
+// ones its family reads (listed here from the papers' algorithms, not from the table's readers
+// column) and the defaults for the rest, so that the table's rows reach each family and come back.
+TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
+  const Communicator comm = world();
+  LearnerSpec given;
+  given.loss = LossKind::squared;
+  given.ell = 7;
+  given.eta = 0.25;
+  given.delta = 0.5;
+  given.alpha0 = 2.0;
+  given.C = 3.0;
+  given.sigma = 0.01;
+  given.eta_schedule = EtaSchedule::inv_t;
+  given.seed = 99;
+  given.form = FormChoice::dense;
+  given.lambda1 = 1e-3;
+  given.lambda2 = 2e-3;
+  given.tau = 0.5;
+  given.diag_rescale = true;
+  given.grid_rows = 1;
+  const std::vector<std::string> adagrad{"eta", "delta", "lambda1", "lambda2"};
+  const std::vector<std::string> son{"ell", "alpha0", "C", "sigma", "eta", "eta_schedule", "form", "diag_rescale"};
+  const auto plus = [](std::vector<std::string> v, std::initializer_list<const char*> more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+  };
+  std::vector<std::pair<std::string, std::vector<std::string>>> reads{
+      {"ada-diag", adagrad},
+      {"ada-diag-da", adagrad},
+      {"ada-fd", plus(adagrad, {"ell", "form"})},
+      {"fast-ada-fd-da", plus(adagrad, {"ell", "form"})},
+      {"ada-gp", plus(adagrad, {"ell", "form", "seed"})},
+      {"ada-dp-da", plus(adagrad, {"ell", "form", "seed"})},
+      {"fd-son", son},
+      {"fast-rfd-son", son},
+      {"rp-son", plus(son, {"seed"})},
+      {"oja-son", plus(son, {"seed", "oja_gamma"})},
+      {"comp-adagrad", plus(adagrad, {"ell", "tau", "seed"})},
+  };
+  if (ADASKETCH_WITH_EXACT_LEARNERS) {
+    reads.push_back({"ada-full", {"eta", "delta", "grid_rows"}});
+    reads.push_back({"full-on", {"alpha0", "C", "sigma", "eta", "eta_schedule", "diag_rescale", "grid_rows"}});
+  }
+  for (const auto& [algorithm, members] : reads) {
+    LearnerSpec spec = given;
+    spec.algorithm = algorithm;
+    if (algorithm == "oja-son") spec.oja_gamma = {0.5};
+    LearnerSpec expected;
+    expected.algorithm = algorithm;
+    expected.loss = LossKind::squared;
+    for (const std::string& member : members) {
+      for_each_hyperparameter(
+          [&](const HyperparameterInfo& h, auto& out, const auto& in) {
+            if (h.member == member) out = in;
+          },
+          expected, spec);
+    }
+    const LearnerSpec reported = make_learner(comm, 12, spec)->spec();
+    for (const auto& d : spec_differences(reported, expected))
+      ADD_FAILURE() << algorithm << ": " << d.field << " is " << d.saved << ", expected " << d.given;
+    EXPECT_EQ(reported.grid_rows, expected.grid_rows) << algorithm;  // (spec_differences skips the layout)
   }
 }
 

@@ -12,6 +12,7 @@
 #include "adasketch/error.hpp"
 #include "comp_lasso.hpp"
 #include "dense_slice.hpp"
+#include "family_options.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 #include "softmax_layout.hpp"
@@ -115,18 +116,7 @@ CompAdaGrad::~CompAdaGrad() = default;
 std::string CompAdaGrad::name() const { return dual_averaging() ? "comp-adagrad-da" : "comp-adagrad"; }
 
 LearnerSpec CompAdaGrad::spec() const {
-  LearnerSpec s;
-  s.algorithm = name();
-  s.loss = loss().kind();
-  if (loss().kind() == LossKind::softmax) s.classes = outputs();
-  s.ell = options_.ell;
-  s.eta = options_.eta;
-  s.delta = options_.delta;
-  s.tau = options_.tau;
-  s.lambda1 = options_.lambda1;
-  s.lambda2 = options_.lambda2;
-  s.seed = options_.seed;
-  return s;
+  return detail::spec_from_options(*this, options_);
 }
 
 // The run state: c, Π̃GΠ̃ᵀ, x⊥ and diag(G⊥) (and Π̃ḡ, P⊥ḡ). Everything else is rewritten in each step before it is read.
@@ -366,15 +356,8 @@ StepResult CompAdaGrad::do_step(const LocalRow& x, double label) {
 
 std::unique_ptr<Learner> make_comp_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   if (spec.algorithm != "comp-adagrad" && spec.algorithm != "comp-adagrad-da") return nullptr;
-  CompAdaGradOptions o;
+  auto o = detail::options_from_spec<CompAdaGradOptions>(spec);
   if (spec.algorithm == "comp-adagrad-da") o.update = CompAdaGradOptions::Update::dual_averaging;
-  o.ell = spec.ell;
-  o.eta = spec.eta;
-  o.delta = spec.delta;
-  o.tau = spec.tau;
-  o.lambda1 = spec.lambda1;
-  o.lambda2 = spec.lambda2;
-  o.seed = spec.seed;
   return std::make_unique<CompAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), o);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "adasketch/error.hpp"
+#include "family_options.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 #include "softmax_layout.hpp"
@@ -131,17 +132,7 @@ void DiagonalAdaGrad::weights(std::span<double> out) const {
   for (std::size_t e = 0; e < state_.size(); ++e) out[e] = weight(e, t);
 }
 
-LearnerSpec DiagonalAdaGrad::spec() const {
-  LearnerSpec s;
-  s.algorithm = name();
-  s.loss = loss().kind();
-  if (loss().kind() == LossKind::softmax) s.classes = outputs();
-  s.eta = options_.eta;
-  s.delta = options_.delta;
-  s.lambda1 = options_.lambda1;
-  s.lambda2 = options_.lambda2;
-  return s;
-}
+LearnerSpec DiagonalAdaGrad::spec() const { return detail::spec_from_options(*this, options_); }
 
 void DiagonalAdaGrad::add_state_fields(StateFields& fields) {
   fields.block("diag.state", partition(), comm().rank(), outputs(), state_);
@@ -150,7 +141,7 @@ void DiagonalAdaGrad::add_state_fields(StateFields& fields) {
 }
 
 std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
-  DiagonalAdaGradOptions options{.eta = spec.eta, .delta = spec.delta, .lambda1 = spec.lambda1, .lambda2 = spec.lambda2};
+  auto options = detail::options_from_spec<DiagonalAdaGradOptions>(spec);
   if (spec.algorithm == "ada-diag-da")
     options.update = DiagonalAdaGradOptions::Update::dual_averaging;
   else if (spec.algorithm != "ada-diag")

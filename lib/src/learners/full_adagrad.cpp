@@ -9,6 +9,7 @@
 #include "../linalg/scalapack_api.hpp"
 #include "adasketch/error.hpp"
 #include "dense_slice.hpp"
+#include "family_options.hpp"
 #include "nonzeros.hpp"
 #include "softmax_layout.hpp"
 
@@ -93,14 +94,7 @@ int FullAdaGrad::grid_cols() const noexcept { return grid_->layout.npcol(); }
 int FullAdaGrad::block() const noexcept { return grid_->layout.block(); }
 
 LearnerSpec FullAdaGrad::spec() const {
-  LearnerSpec s;
-  s.algorithm = name();
-  s.loss = loss().kind();
-  if (loss().kind() == LossKind::softmax) s.classes = outputs();
-  s.eta = options_.eta;
-  s.delta = options_.delta;
-  s.grid_rows = options_.grid_rows;
-  return s;
+  return detail::spec_from_options(*this, options_);
 }
 
 void FullAdaGrad::weights(std::span<double> out) const {

@@ -11,6 +11,7 @@
 #include "adasketch/error.hpp"
 #include "box_projection.hpp"
 #include "dense_slice.hpp"
+#include "family_options.hpp"
 #include "nonzeros.hpp"
 #include "softmax_layout.hpp"
 
@@ -80,18 +81,7 @@ int FullNewton::grid_cols() const noexcept { return grid_->layout.npcol(); }
 int FullNewton::block() const noexcept { return grid_->layout.block(); }
 
 LearnerSpec FullNewton::spec() const {
-  LearnerSpec s;
-  s.algorithm = name();
-  s.loss = loss().kind();
-  if (loss().kind() == LossKind::softmax) s.classes = outputs();
-  s.alpha0 = options_.alpha0;
-  s.C = options_.C;
-  s.sigma = options_.sigma;
-  s.eta = options_.eta;
-  s.eta_schedule = options_.eta_schedule;
-  s.grid_rows = options_.grid_rows;
-  s.diag_rescale = options_.diag_rescale;
-  return s;
+  return detail::spec_from_options(*this, options_);
 }
 
 double FullNewton::eta(index_t t) const noexcept {

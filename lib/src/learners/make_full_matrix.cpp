@@ -5,6 +5,7 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/version.hpp"
+#include "family_options.hpp"
 #include "learner_families.hpp"
 #if ADASKETCH_WITH_EXACT_LEARNERS
 #include "adasketch/learners/full_adagrad.hpp"
@@ -22,22 +23,9 @@ std::unique_ptr<Learner> make_full_matrix(const Communicator& comm, const BlockP
   if (!needs_equal_blocks(a)) return nullptr;
 #if ADASKETCH_WITH_EXACT_LEARNERS
   const Loss loss(spec.loss, spec.classes);
-  if (a == "full-on") {
-    FullNewtonOptions o;
-    o.alpha0 = spec.alpha0;
-    o.C = spec.C;
-    o.sigma = spec.sigma;
-    o.eta = spec.eta;
-    o.eta_schedule = spec.eta_schedule;
-    o.grid_rows = spec.grid_rows;
-    o.diag_rescale = spec.diag_rescale;
-    return std::make_unique<FullNewton>(comm, partition, loss, o);
-  }
-  FullAdaGradOptions o;
-  o.update = a == "ada-full-da" ? FullAdaGradOptions::Update::dual_averaging : FullAdaGradOptions::Update::mirror_descent;
-  o.eta = spec.eta;
-  o.delta = spec.delta;
-  o.grid_rows = spec.grid_rows;
+  if (a == "full-on") return std::make_unique<FullNewton>(comm, partition, loss, detail::options_from_spec<FullNewtonOptions>(spec));
+  auto o = detail::options_from_spec<FullAdaGradOptions>(spec);
+  if (a == "ada-full-da") o.update = FullAdaGradOptions::Update::dual_averaging;
   return std::make_unique<FullAdaGrad>(comm, partition, loss, o);
 #else
   (void)comm;

@@ -10,6 +10,7 @@
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/random_projection.hpp"
 #include "dense_slice.hpp"
+#include "family_options.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 #include "sketched_l1_prox.hpp"
@@ -144,17 +145,10 @@ std::string SketchedAdaGrad::name() const {
 }
 
 LearnerSpec SketchedAdaGrad::spec() const {
-  LearnerSpec s;
-  s.algorithm = name();
-  s.loss = loss().kind();
-  if (loss().kind() == LossKind::softmax) s.classes = outputs();
-  s.ell = options_.ell;
-  s.eta = options_.eta;
-  s.delta = options_.delta;
-  s.lambda1 = options_.lambda1;
-  s.lambda2 = options_.lambda2;
+  LearnerSpec s = detail::spec_from_options(*this, options_);
   if (form_resolved_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
-  if (options_.sketching == Sketching::rp_gradients || options_.sketching == Sketching::rp_data) s.seed = options_.seed;
+  if (options_.sketching != Sketching::rp_gradients && options_.sketching != Sketching::rp_data)
+    s.seed = LearnerSpec{}.seed;  // only the random projections read it
   return s;
 }
 
@@ -345,16 +339,9 @@ std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const B
   };
   for (const auto& n : kNames) {
     if (spec.algorithm != n.name) continue;
-    SketchedAdaGradOptions o;
+    auto o = detail::options_from_spec<SketchedAdaGradOptions>(spec);
     o.sketching = n.sketching;
     o.update = n.update;
-    o.ell = spec.ell;
-    o.eta = spec.eta;
-    o.delta = spec.delta;
-    o.seed = spec.seed;
-    o.form = spec.form;
-    o.lambda1 = spec.lambda1;
-    o.lambda2 = spec.lambda2;
     return std::make_unique<SketchedAdaGrad>(comm, partition, Loss(spec.loss, spec.classes), o);
   }
   return nullptr;

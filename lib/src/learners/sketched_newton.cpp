@@ -10,6 +10,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
 #include "box_projection.hpp"
+#include "family_options.hpp"
 #include "learner_families.hpp"
 #include "nonzeros.hpp"
 #include "softmax_layout.hpp"
@@ -133,20 +134,12 @@ void SketchedNewton::prefetch(const LocalRow& x) const noexcept {
 std::string SketchedNewton::name() const { return to_string(options_.sketch) + "-son"; }
 
 LearnerSpec SketchedNewton::spec() const {
-  LearnerSpec s;
-  s.algorithm = name();
-  s.loss = loss().kind();
-  if (classes_ > 1) s.classes = outputs();
-  s.ell = options_.ell;
-  s.alpha0 = options_.alpha0;
-  s.C = options_.C;
-  s.sigma = options_.sigma;
-  s.eta = options_.eta;
-  s.eta_schedule = options_.eta_schedule;
-  if (form_resolved_ && sketch_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
-  if (options_.sketch == SketchKind::rp || options_.sketch == SketchKind::oja) s.seed = options_.seed;
-  s.oja_gamma = options_.oja_gamma;
-  s.diag_rescale = options_.diag_rescale;
+  LearnerSpec s = detail::spec_from_options(*this, options_);
+  s.form = !form_resolved_ || !sketch_              ? FormChoice::automatic
+           : sketch_->form() == SketchForm::sparse ? FormChoice::sparse
+                                                   : FormChoice::dense;
+  if (options_.sketch != SketchKind::rp && options_.sketch != SketchKind::oja)
+    s.seed = LearnerSpec{}.seed;  // only the random sketches read it
   return s;
 }
 
@@ -254,22 +247,12 @@ void SketchedNewton::projected_weights(const LocalRow& original, std::span<doubl
 std::unique_ptr<Learner> make_sketched_newton(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   const std::string& a = spec.algorithm;
   if (!a.ends_with("-son")) return nullptr;
-  SketchedNewtonOptions options;
+  auto options = detail::options_from_spec<SketchedNewtonOptions>(spec);
   try {
     options.sketch = from_string<SketchKind>(std::string_view(a).substr(0, a.size() - 4));
   } catch (const InvalidArgument&) {
     return nullptr;  // not a SON algorithm
   }
-  options.ell = spec.ell;
-  options.alpha0 = spec.alpha0;
-  options.C = spec.C;
-  options.sigma = spec.sigma;
-  options.eta = spec.eta;
-  options.eta_schedule = spec.eta_schedule;
-  options.seed = spec.seed;
-  options.form = spec.form;
-  options.oja_gamma = spec.oja_gamma;
-  options.diag_rescale = spec.diag_rescale;
   return std::make_unique<SketchedNewton>(comm, partition, Loss(spec.loss, spec.classes), options);
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/defaults.hpp"
+#include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
 
@@ -24,7 +24,10 @@ class Srht;
 class CompositeLasso;
 }  // namespace detail
 
-/// The hyperparameters of CompAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
+/// The hyperparameters of CompAdaGrad: the table's rows marked C (hyperparameter_table.h, with its
+/// defaults: ell is the SRHT's k, 0 ≤ k ≤ n with dK padded to a power of two; δ_r = δ_c = delta; tau
+/// weighs the complement block, τ > 0 or λ₂ > 0; lambda2 is the paper's λ; seed draws the SRHT's rows
+/// and signs), and the settings below.
 struct CompAdaGradOptions {
   /// The update: the paper's mirror descent, or dual averaging.
   enum class Update {
@@ -36,13 +39,7 @@ struct CompAdaGradOptions {
     outside_root,  ///< K = (Π̃GΠ̃ᵀ)^{1/2} + δI (eq. (19)): the default
     inside_root,   ///< Π̃ᵀKΠ̃ = Πᵀ(ΠGΠᵀ + δI)^{1/2}Π (eq. (5))
   };
-  index_t ell = defaults::ell;          ///< SRHT rows k = ℓ, 0 ≤ k ≤ n (dK padded to a power of two)
-  double eta = defaults::eta;           ///< step size η > 0
-  double delta = defaults::delta;       ///< δ_r = δ_c = δ > 0
-  double tau = defaults::tau;           ///< weight τ ≥ 0 of the complement block (τ > 0 or λ₂ > 0)
-  double lambda1 = defaults::lambda1;   ///< φ's ℓ1 weight λ₁ ≥ 0
-  double lambda2 = defaults::lambda2;   ///< φ's ℓ2 weight λ₂ ≥ 0 (the paper's λ)
-  std::uint64_t seed = defaults::seed;  ///< the SRHT's rows and signs
+  ADASKETCH_OPTIONS_FIELDS(C)
   Placement placement = Placement::outside_root;  ///< where δ sits (no LearnerSpec field)
   Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
   /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of Π̃GΠ̃ᵀ count as zero, in [0, 1): the eigensolver fixes

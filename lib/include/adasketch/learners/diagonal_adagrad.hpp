@@ -8,23 +8,22 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/defaults.hpp"
+#include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch {
 
-/// The hyperparameters of DiagonalAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
+/// The hyperparameters of DiagonalAdaGrad: the table's rows marked D (hyperparameter_table.h: eta,
+/// delta, lambda1, lambda2, with its defaults; δ is added to the diagonal √G and λ₁ > 0 leaves exact
+/// zeros in W), and the update.
 struct DiagonalAdaGradOptions {
   /// The update: composite mirror descent (ADA-FD paper eq. (2)) or dual averaging (eq. (1)).
   enum class Update {
     mirror_descent,  ///< composite mirror descent (ada-diag)
     dual_averaging   ///< dual averaging with Duchi et al.'s tηφ (ada-diag-da)
   };
-  double eta = defaults::eta;          ///< step size η > 0
-  double delta = defaults::delta;      ///< δ > 0 added to the diagonal √G
+  ADASKETCH_OPTIONS_FIELDS(D)
   Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
-  double lambda1 = defaults::lambda1;  ///< λ₁ ≥ 0 of φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: exact zeros in W
-  double lambda2 = defaults::lambda2;  ///< λ₂ ≥ 0 of φ
 };
 
 /// ADA-DIAG (ada-diag, ada-diag-da): the learner make_learner builds for those names.

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "adasketch/learners/defaults.hpp"
+#include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch {
 
-/// The hyperparameters of FullAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
+/// The hyperparameters of FullAdaGrad: the table's rows marked F (hyperparameter_table.h: eta, delta
+/// with H = δI + G^{1/2}, grid_rows, with its defaults), and the settings below.
 struct FullAdaGradOptions {
   /// The update: mirror descent or dual averaging.
   enum class Update {
@@ -24,13 +26,10 @@ struct FullAdaGradOptions {
     dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD paper eq. (1))
   };
   Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
-  double eta = defaults::eta;      ///< step size η > 0
-  double delta = defaults::delta;  ///< δ > 0: H = δI + G^{1/2}
+  ADASKETCH_OPTIONS_FIELDS(F)
   /// Eigenvalues λ ≤ rank_tolerance·λ_max of G count as zero, in [0, 1). The default is about the
   /// eigensolver's round-off n·u·λ_max for n = dK up to ~10³ (u = 2⁻⁵³); raise it for larger n.
   double rank_tolerance = defaults::full_rank_tolerance;
-  /// Rows of the ScaLAPACK process grid, dividing the rank count (0: the most nearly square grid).
-  int grid_rows = defaults::grid_rows;
   /// The grid's square block size ≥ 1 (0: automatic, ⌈dK/(2·max(nprow, npcol))⌉ clamped to [1, 64]).
   int block = defaults::grid_block;
 };

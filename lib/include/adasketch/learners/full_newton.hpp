@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "adasketch/learners/defaults.hpp"
+#include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch {
@@ -20,20 +21,13 @@ namespace detail {
 class BoxProjection;  // lib/src/learners/box_projection.hpp
 }  // namespace detail
 
-/// The hyperparameters of FullNewton; the defaults are the hyperparameter table's (defaults.hpp).
+/// The hyperparameters of FullNewton: the table's rows marked O (hyperparameter_table.h, with its
+/// defaults: alpha0 is SON's α > 0 with A_0 = αI, α = 0 refused, docs/design.md §2; C, sigma, eta,
+/// eta_schedule and diag_rescale as in SketchedNewtonOptions; grid_rows), and the grid's block size.
 struct FullNewtonOptions {
-  double alpha0 = defaults::alpha0;  ///< SON's α > 0: A_0 = αI (α = 0 is refused: docs/design.md §2)
-  /// Radius of K_t = {w : |wᵀx_t| ≤ C} (softmax: every class's score; > 0; +∞ disables the projection).
-  double C = defaults::C;
-  double sigma = defaults::sigma;  ///< curvature σ ≥ 0 of SON's Assumption 2 (constant)
-  double eta = defaults::eta;      ///< scale η ≥ 0 of the η_t schedule
-  EtaSchedule eta_schedule = EtaSchedule::constant;  ///< η_t (learner.hpp)
-  /// Rows of the ScaLAPACK process grid, dividing the rank count (0: the most nearly square grid).
-  int grid_rows = defaults::grid_rows;
+  ADASKETCH_OPTIONS_FIELDS(O)
   /// The grid's square block size ≥ 1 (0: automatic, ⌈n/(2·max(nprow, npcol))⌉ clamped to [1, 64]).
   int block = defaults::grid_block;
-  /// Feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_sg_sᵀ) (SON §5.2, as SketchedNewton).
-  bool diag_rescale = false;
 };
 
 /// FULL-ON (full-on): the learner make_learner builds for that name, with ScaLAPACK.

@@ -33,7 +33,8 @@ struct HyperparameterInfo {
 /// each of the specs (one spec to read or set them, two to compare).
 template <class F, class... Specs>
 void for_each_hyperparameter(F&& f, Specs&... specs) {
-#define ADASKETCH_VISIT_HYPERPARAMETER(kind, type, member, option, value, role, value_name, range, symbol, help) \
+#define ADASKETCH_VISIT_HYPERPARAMETER(kind, type, member, option, value, role, readers, value_name, range, symbol, \
+                                       help)                                                                     \
   f(HyperparameterInfo{#member, option, HyperparameterKind::kind, HyperparameterRole::role, value_name, range,  \
                        symbol, help},                                                                            \
     specs.member...);
@@ -42,3 +43,42 @@ void for_each_hyperparameter(F&& f, Specs&... specs) {
 }
 
 }  // namespace adasketch
+
+/// In an options struct: one field per row of the hyperparameter table whose readers column names
+/// `family` (D, A, N, C, F or O: hyperparameter_table.h), with the table's type, member name and
+/// default, in table order.
+#define ADASKETCH_OPTIONS_FIELDS(family) ADASKETCH_HYPERPARAMETERS(ADASKETCH_OPTIONS_FIELD_##family)
+
+/// @cond ADASKETCH_TABLE_EXPANSION
+// A row's field for one family: the readers tuple's entry for that family is its letter or `_`, and
+// ADASKETCH_FIELD_WHEN_<entry> keeps or drops the declaration.
+#define ADASKETCH_READER_D(d, a, n, c, f, o) d
+#define ADASKETCH_READER_A(d, a, n, c, f, o) a
+#define ADASKETCH_READER_N(d, a, n, c, f, o) n
+#define ADASKETCH_READER_C(d, a, n, c, f, o) c
+#define ADASKETCH_READER_F(d, a, n, c, f, o) f
+#define ADASKETCH_READER_O(d, a, n, c, f, o) o
+#define ADASKETCH_FIELD_WHEN(entry, ...) ADASKETCH_FIELD_WHEN_I(entry, __VA_ARGS__)
+#define ADASKETCH_FIELD_WHEN_I(entry, ...) ADASKETCH_FIELD_WHEN_##entry(__VA_ARGS__)
+#define ADASKETCH_FIELD_WHEN_D(...) __VA_ARGS__
+#define ADASKETCH_FIELD_WHEN_A(...) __VA_ARGS__
+#define ADASKETCH_FIELD_WHEN_N(...) __VA_ARGS__
+#define ADASKETCH_FIELD_WHEN_C(...) __VA_ARGS__
+#define ADASKETCH_FIELD_WHEN_F(...) __VA_ARGS__
+#define ADASKETCH_FIELD_WHEN_O(...) __VA_ARGS__
+#define ADASKETCH_FIELD_WHEN__(...)
+#define ADASKETCH_OPTIONS_FIELD(family, type, member, value, readers) \
+  ADASKETCH_FIELD_WHEN(ADASKETCH_READER_##family readers, type member = value;)
+#define ADASKETCH_OPTIONS_FIELD_D(kind, type, member, option, value, role, readers, ...) \
+  ADASKETCH_OPTIONS_FIELD(D, type, member, value, readers)
+#define ADASKETCH_OPTIONS_FIELD_A(kind, type, member, option, value, role, readers, ...) \
+  ADASKETCH_OPTIONS_FIELD(A, type, member, value, readers)
+#define ADASKETCH_OPTIONS_FIELD_N(kind, type, member, option, value, role, readers, ...) \
+  ADASKETCH_OPTIONS_FIELD(N, type, member, value, readers)
+#define ADASKETCH_OPTIONS_FIELD_C(kind, type, member, option, value, role, readers, ...) \
+  ADASKETCH_OPTIONS_FIELD(C, type, member, value, readers)
+#define ADASKETCH_OPTIONS_FIELD_F(kind, type, member, option, value, role, readers, ...) \
+  ADASKETCH_OPTIONS_FIELD(F, type, member, value, readers)
+#define ADASKETCH_OPTIONS_FIELD_O(kind, type, member, option, value, role, readers, ...) \
+  ADASKETCH_OPTIONS_FIELD(O, type, member, value, readers)
+/// @endcond

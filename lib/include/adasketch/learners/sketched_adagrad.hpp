@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/defaults.hpp"
+#include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/sketch/sketch.hpp"
@@ -23,7 +23,9 @@ namespace detail {
 class SketchedL1Prox;
 }  // namespace detail
 
-/// The hyperparameters of SketchedAdaGrad; the defaults are the hyperparameter table's (defaults.hpp).
+/// The hyperparameters of SketchedAdaGrad: the table's rows marked A (hyperparameter_table.h: ell ≥ 1,
+/// eta, delta with H = δI + (BᵀB)^{1/2}, seed of the random projections r_t[i] =
+/// Philox(seed).normal(t, i)/√ℓ, form, lambda1, lambda2, with its defaults), and the settings below.
 struct SketchedAdaGradOptions {
   /// What is sketched, and how.
   enum class Sketching {
@@ -39,19 +41,12 @@ struct SketchedAdaGradOptions {
   };
   Sketching sketching = Sketching::fd_gradients;  ///< what is sketched (ada-fd, fast-ada-fd, ada-gp, ada-dp)
   Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
-  index_t ell = defaults::ell;          ///< sketch size ℓ (τ in the papers) ≥ 1
-  double eta = defaults::eta;           ///< step size η > 0
-  double delta = defaults::delta;       ///< δ > 0 (σ in the ADA-GP/DP paper): H = δI + (BᵀB)^{1/2}
-  std::uint64_t seed = defaults::seed;  ///< random projections: r_t[i] = Philox(seed).normal(t, i)/√ℓ
+  ADASKETCH_OPTIONS_FIELDS(A)
   /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of BBᵀ count as zero: the round-off level of the
   /// eigensolver (about R·u·λ_max) for a rank-deficient sketch. In [0, 1). Genuine eigenvalues this
   /// small (e.g. rows of nearly vanished gradients) are dropped too, which changes H⁻¹ by at most
   /// √(rank_tolerance·λ_max)/δ; 1e-12 already moves ADA-FD's weights by ~1e-7 in such runs.
   double rank_tolerance = 1e-15;
-  /// The sketch's form (Sketch): the sparse form costs time independent of d per sparse example.
-  FormChoice form = FormChoice::automatic;
-  double lambda1 = defaults::lambda1;  ///< λ₁ ≥ 0 of φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖²: exact zeros in w
-  double lambda2 = defaults::lambda2;  ///< λ₂ ≥ 0 of φ
   /// λ₁ > 0: the ℓ1 prox stops when ‖∇D(μ)‖ ≤ prox_tolerance·max(‖μ‖, ‖Cw‖) in its dual (or on
   /// reaching the optimum of a quadratic piece), in (0, 1). No LearnerSpec field: make_learner uses
   /// the default.

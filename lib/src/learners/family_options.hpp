@@ -1,0 +1,33 @@
+#pragma once
+// Between LearnerSpec and a family's options struct: the hyperparameter table's rows that the struct
+// has as fields (its ADASKETCH_OPTIONS_FIELDS), copied one way in make_learner and the other in spec().
+#include "adasketch/learners/learner.hpp"
+
+namespace adasketch::detail {
+
+/// `options` with every table field it has set from `spec`; its other settings as given.
+template <class Options>
+Options options_from_spec(const LearnerSpec& spec, Options options = {}) {
+#define ADASKETCH_FROM_SPEC(kind, type, member, ...) \
+  if constexpr (requires { options.member; }) options.member = spec.member;
+  ADASKETCH_HYPERPARAMETERS(ADASKETCH_FROM_SPEC)
+#undef ADASKETCH_FROM_SPEC
+  return options;
+}
+
+/// The spec of `learner` built with `options`: its name, loss and K (softmax), and every table field
+/// the options have; the rest at the table's defaults.
+template <class Options>
+LearnerSpec spec_from_options(const Learner& learner, const Options& options) {
+  LearnerSpec spec;
+  spec.algorithm = learner.name();
+  spec.loss = learner.loss().kind();
+  if (spec.loss == LossKind::softmax) spec.classes = learner.outputs();
+#define ADASKETCH_TO_SPEC(kind, type, member, ...) \
+  if constexpr (requires { options.member; }) spec.member = options.member;
+  ADASKETCH_HYPERPARAMETERS(ADASKETCH_TO_SPEC)
+#undef ADASKETCH_TO_SPEC
+  return spec;
+}
+
+}  // namespace adasketch::detail
