@@ -1,6 +1,6 @@
 #include "son_test_support.hpp"
 
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 
 #include <gtest/gtest.h>
 #include <lapacke.h>

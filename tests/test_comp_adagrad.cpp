@@ -1,4 +1,4 @@
-// CompAdaGrad (adasketch/learners/comp_adagrad.hpp):
+// CompAdaGrad (adasketch/learners/comp_adagrad/comp_adagrad.hpp):
 //   - the SRHT (lib/src/linalg/hadamard.hpp) against Π̃ = RHΣ/√n written out with Sylvester's recursion
 //     (tests/hadamard_reference.hpp): Π̃v for dense and sparse v, Π̃ᵀz and Π̃ diag(w) Π̃ᵀ on blocks of
 //     the features and of the padding that are not aligned to powers of two;
@@ -20,8 +20,8 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
-#include "adasketch/learners/comp_adagrad.hpp"
-#include "adasketch/learners/diagonal_adagrad.hpp"
+#include "adasketch/learners/comp_adagrad/comp_adagrad.hpp"
+#include "adasketch/learners/diagonal/diagonal_adagrad.hpp"
 #include "checkpoint_support.hpp"
 #include "composite_reference.hpp"
 #include "hadamard_reference.hpp"

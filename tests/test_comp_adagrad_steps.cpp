@@ -21,10 +21,10 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/io/state_fields.hpp"
-#include "adasketch/learners/comp_adagrad.hpp"
+#include "adasketch/learners/comp_adagrad/comp_adagrad.hpp"
 #include "dense_lasso.hpp"
 #include "hadamard_reference.hpp"
-#include "learners/comp_lasso.hpp"
+#include "learners/comp_adagrad/srht_lasso.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;
@@ -252,7 +252,7 @@ void check_step(const StepCase& c, unsigned seed, double* zeros = nullptr) {
       double residual = 1.0;
       want = certified_lasso(Q, u, eta * t * c.lambda1, n, 5000, &residual);
       ASSERT_LE(residual, 1e-13) << "the reference is not the minimizer";
-      // x_{t+1} must meet the solver's stated tolerance (comp_lasso.hpp): ‖ω‖₂ ≤ 1e-12‖s‖₂, ω the
+      // x_{t+1} must meet the solver's stated tolerance (srht_lasso.hpp): ‖ω‖₂ ≤ 1e-12‖s‖₂, ω the
       // minimum-norm subgradient (here from the dense Q), s_j = |E_jx_j| + |(Π̃ᵀ((K + M)a − b))_j| +
       // |D_j(Π̃ᵀa)_j| + |u_j| + μ with a = Π̃x, b = Π̃Dx, M = Π̃DΠ̃ᵀ, E = D + ηtλ₂: the sizes of the terms
       // it computes the gradient from.

@@ -23,8 +23,8 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
-#include "adasketch/learners/diagonal_adagrad.hpp"
-#include "adasketch/learners/sketched_adagrad.hpp"
+#include "adasketch/learners/diagonal/diagonal_adagrad.hpp"
+#include "adasketch/learners/sketched_adagrad/sketched_adagrad.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/oja_sketch.hpp"
 #include "adasketch/sketch/random_projection.hpp"

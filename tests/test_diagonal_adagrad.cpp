@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/diagonal_adagrad.hpp"
+#include "adasketch/learners/diagonal/diagonal_adagrad.hpp"
 #include "adasketch/training/evaluate.hpp"
 #include "adasketch/training/online_training.hpp"
 #include "test_support.hpp"

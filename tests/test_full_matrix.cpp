@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/full_adagrad.hpp"
-#include "adasketch/learners/full_newton.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/exact/full_adagrad.hpp"
+#include "adasketch/learners/exact/full_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 #include "full_matrix_support.hpp"
 #include "allocation_counter.hpp"  // g_allocations, g_counting: steps that must not allocate
 

@@ -23,7 +23,7 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
-#include "adasketch/learners/full_newton.hpp"
+#include "adasketch/learners/exact/full_newton.hpp"
 #include "checkpoint_support.hpp"
 #include "son_test_support.hpp"
 #include "allocation_counter.hpp"  // g_allocations, g_counting: steps that must not allocate

@@ -20,7 +20,7 @@
 #include "adasketch/data/bias_source.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/io/linear_model.hpp"
-#include "adasketch/learners/diagonal_adagrad.hpp"
+#include "adasketch/learners/diagonal/diagonal_adagrad.hpp"
 #include "format_checksums.hpp"
 #include "test_support.hpp"
 

@@ -18,7 +18,7 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/learners/loss.hpp"
-#include "adasketch/learners/sketched_adagrad.hpp"
+#include "adasketch/learners/sketched_adagrad/sketched_adagrad.hpp"
 #include "adasketch/random/philox.hpp"
 #include "test_support.hpp"
 

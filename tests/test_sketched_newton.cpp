@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 #include "adasketch/sketch/sketch.hpp"
 #include "test_support.hpp"
 #include "allocation_counter.hpp"  // g_allocations, g_counting: steps that must not allocate

@@ -19,7 +19,7 @@
 
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/error.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 #include "adasketch/sketch/oja_sketch.hpp"
 #include "son_test_support.hpp"
 

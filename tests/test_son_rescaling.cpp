@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "adasketch/io/checkpoint.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 #include "checkpoint_support.hpp"
 #include "son_test_support.hpp"
 

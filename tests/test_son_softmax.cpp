@@ -21,7 +21,7 @@
 
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 #include "checkpoint_support.hpp"
 #include "learners/box_projection.hpp"
 #include "son_test_support.hpp"

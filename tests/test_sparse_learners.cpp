@@ -16,8 +16,8 @@
 #include "adasketch/data/libsvm_reader.hpp"
 #include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/learner.hpp"
-#include "adasketch/learners/sketched_adagrad.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_adagrad/sketched_adagrad.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;

@@ -28,13 +28,13 @@
 #include "adasketch/io/checkpoint.hpp"
 #include "adasketch/io/linear_model.hpp"
 #include "adasketch/io/state_fields.hpp"
-#include "adasketch/learners/comp_adagrad.hpp"
+#include "adasketch/learners/comp_adagrad/comp_adagrad.hpp"
 #include "adasketch/learners/defaults.hpp"
-#include "adasketch/learners/diagonal_adagrad.hpp"
+#include "adasketch/learners/diagonal/diagonal_adagrad.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/learners/loss.hpp"
-#include "adasketch/learners/sketched_adagrad.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_adagrad/sketched_adagrad.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 #include "adasketch/linalg/page_buffer.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/number_text.hpp"
@@ -52,8 +52,8 @@
 #include "adasketch/types.hpp"
 #include "adasketch/version.hpp"
 #if ADASKETCH_WITH_EXACT_LEARNERS
-#include "adasketch/learners/full_adagrad.hpp"
-#include "adasketch/learners/full_newton.hpp"
+#include "adasketch/learners/exact/full_adagrad.hpp"
+#include "adasketch/learners/exact/full_newton.hpp"
 #endif
 #if ADASKETCH_WITH_HDF5
 #include "adasketch/data/hdf5_reader.hpp"

@@ -6,14 +6,13 @@
 /// A_t = Π̃ᵀK_tΠ̃ + τP⊥D_tP⊥, with φ(x) = λ₁‖x‖₁ + λ₂/2‖x‖² (eq. (2)). The update, the two placements
 /// of δ, the padding to a power of two, the ℓ2 and ℓ1 steps and their cost, dual averaging:
 /// docs/design.md §2, "CompAdaGrad".
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/hyperparameters.hpp"
+#include "adasketch/learners/comp_adagrad/options.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
 
@@ -21,37 +20,8 @@ namespace adasketch {
 
 namespace detail {
 class Srht;
-class CompositeLasso;
+class SrhtLasso;
 }  // namespace detail
-
-/// The hyperparameters of CompAdaGrad: the table's rows marked C (hyperparameter_table.h, with its
-/// defaults: ell is the SRHT's k, 0 ≤ k ≤ n with dK padded to a power of two; δ_r = δ_c = delta; tau
-/// weighs the complement block, τ > 0 or λ₂ > 0; lambda2 is the paper's λ; seed draws the SRHT's rows
-/// and signs), and the settings below.
-struct CompAdaGradOptions {
-  /// The update: the paper's mirror descent, or dual averaging.
-  enum class Update {
-    mirror_descent,  ///< composite mirror descent, eq. (2): the paper's algorithm
-    dual_averaging,  ///< x_{t+1} = argmin η⟨ḡ_t, x⟩ + ηtφ(x) + ½‖x‖²_{A_t} (docs/design.md §2)
-  };
-  /// Where δ sits in the subspace block (docs/design.md §2, "CompAdaGrad").
-  enum class Placement {
-    outside_root,  ///< K = (Π̃GΠ̃ᵀ)^{1/2} + δI (eq. (19)): the default
-    inside_root,   ///< Π̃ᵀKΠ̃ = Πᵀ(ΠGΠᵀ + δI)^{1/2}Π (eq. (5))
-  };
-  ADASKETCH_OPTIONS_FIELDS(C)
-  Placement placement = Placement::outside_root;  ///< where δ sits (no LearnerSpec field)
-  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
-  /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of Π̃GΠ̃ᵀ count as zero, in [0, 1): the eigensolver fixes
-  /// them only to about k·u·λ_max, and the square root would turn that into √(k·u·λ_max).
-  double rank_tolerance = 1e-15;
-  /// ℓ1 step: stop when ‖dist(0, ∂f(x))‖₂ ≤ lasso_tolerance·‖s‖₂ with s_j the sum of the magnitudes
-  /// of the terms of ∂f/∂x_j (so round-off alone cannot prevent it), in (0, 1).
-  double lasso_tolerance = 1e-12;
-  /// ℓ1 step: NumericError beyond lasso_max_iterations + 4n solver steps (Newton, feature-sign or
-  /// proximal; n = dK padded to a power of two, since a feature-sign step adds one coordinate).
-  int lasso_max_iterations = 100;
-};
 
 /// CompAdaGrad (comp-adagrad, comp-adagrad-da): the learner make_learner builds for those names.
 class CompAdaGrad final : public Learner {
@@ -108,7 +78,7 @@ class CompAdaGrad final : public Learner {
   index_t k_ = 0;
   std::optional<BlockPartition> padding_;  ///< BlockPartition(n − dK, P), when n > dK
   std::unique_ptr<detail::Srht> srht_;
-  std::unique_ptr<detail::CompositeLasso> lasso_;
+  std::unique_ptr<detail::SrhtLasso> lasso_;
   std::optional<SymmetricEigen> eigen_;  ///< k ≥ 1
 
   std::vector<double> coef_;     ///< c = Π̃x (k)

@@ -8,23 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/hyperparameters.hpp"
+#include "adasketch/learners/diagonal/options.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch {
-
-/// The hyperparameters of DiagonalAdaGrad: the table's rows marked D (hyperparameter_table.h: eta,
-/// delta, lambda1, lambda2, with its defaults; δ is added to the diagonal √G and λ₁ > 0 leaves exact
-/// zeros in W), and the update.
-struct DiagonalAdaGradOptions {
-  /// The update: composite mirror descent (ADA-FD paper eq. (2)) or dual averaging (eq. (1)).
-  enum class Update {
-    mirror_descent,  ///< composite mirror descent (ada-diag)
-    dual_averaging   ///< dual averaging with Duchi et al.'s tηφ (ada-diag-da)
-  };
-  ADASKETCH_OPTIONS_FIELDS(D)
-  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
-};
 
 /// ADA-DIAG (ada-diag, ada-diag-da): the learner make_learner builds for those names.
 class DiagonalAdaGrad final : public Learner {

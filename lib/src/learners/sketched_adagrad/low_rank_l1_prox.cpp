@@ -1,4 +1,4 @@
-#include "sketched_l1_prox.hpp"
+#include "low_rank_l1_prox.hpp"
 
 #include <cblas.h>
 
@@ -25,7 +25,7 @@ double norm(std::span<const double> v) {
 
 }  // namespace
 
-SketchedL1Prox::SketchedL1Prox(const Sketch& sketch, double tolerance)
+LowRankL1Prox::LowRankL1Prox(const Sketch& sketch, double tolerance)
     : sketch_(sketch),
       tolerance_(tolerance),
       rows_(sketch.rows()),
@@ -50,13 +50,13 @@ SketchedL1Prox::SketchedL1Prox(const Sketch& sketch, double tolerance)
   }
 }
 
-std::span<double> SketchedL1Prox::set_rank(index_t r) {
+std::span<double> LowRankL1Prox::set_rank(index_t r) {
   ADASKETCH_REQUIRE(r >= 0 && r <= rows_, "r = " + number_text(r));
   rank_ = r;
   return std::span<double>(t_).first(sz(r * basis_));
 }
 
-void SketchedL1Prox::apply_t(std::span<const double> zw, std::span<double> out) const {
+void LowRankL1Prox::apply_t(std::span<const double> zw, std::span<double> out) const {
   for (index_t i = 0; i < rank_; ++i) {
     const double* ti = t_.data() + i * basis_;
     double v = 0.0;
@@ -65,7 +65,7 @@ void SketchedL1Prox::apply_t(std::span<const double> zw, std::span<double> out) 
   }
 }
 
-void SketchedL1Prox::add_ct(std::span<const double> mu, std::span<double> a) {
+void LowRankL1Prox::add_ct(std::span<const double> mu, std::span<double> a) {
   std::fill(y_.begin(), y_.end(), 0.0);
   for (index_t i = 0; i < rank_; ++i) {
     const double* ti = t_.data() + i * basis_;
@@ -74,7 +74,7 @@ void SketchedL1Prox::add_ct(std::span<const double> mu, std::span<double> a) {
   sketch_.add_local_transpose_product(y_, a);  // Cᵀμ = Zᵀ(Tᵀμ)
 }
 
-double SketchedL1Prox::evaluate(Point& p, const Point* reference) {
+double LowRankL1Prox::evaluate(Point& p, const Point* reference) {
   const index_t r = rank_, Rz = basis_;
   // s = soft(a − Cᵀμ, κ), its sign pattern, ‖s‖² and the pattern changes (local).
   std::copy(a_.begin(), a_.end(), p.s.begin());
@@ -147,7 +147,7 @@ double SketchedL1Prox::evaluate(Point& p, const Point* reference) {
   return changes;
 }
 
-void SketchedL1Prox::solve(std::span<const double> a, std::span<const double> mu0, double kappa, double delta,
+void LowRankL1Prox::solve(std::span<const double> a, std::span<const double> mu0, double kappa, double delta,
                            std::span<double> w) {
   const index_t r = rank_;
   a_ = a;

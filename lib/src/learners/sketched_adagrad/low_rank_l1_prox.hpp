@@ -1,5 +1,5 @@
 #pragma once
-// The ℓ1 prox of the sketched AdaGrad learners (adasketch/learners/sketched_adagrad.hpp), solved
+// The ℓ1 prox of the sketched AdaGrad learners (adasketch/learners/sketched_adagrad/sketched_adagrad.hpp), solved
 // exactly through its dual, which has one variable per kept direction of the sketch (internal).
 //
 // Primal: w* = argmin_w ½wᵀH'w − bᵀw + κ‖w‖₁ with H' = δ'I + CᵀC, C = Σ^{1/2}Vᵀ (r × n) for the
@@ -32,12 +32,12 @@
 
 namespace adasketch::detail {
 
-class SketchedL1Prox {
+class LowRankL1Prox {
  public:
   static constexpr int max_iterations = 100;
 
   /// Scratch for `sketch`'s rows, basis rows and local columns (the sketch must outlive this).
-  SketchedL1Prox(const Sketch& sketch, double tolerance);
+  LowRankL1Prox(const Sketch& sketch, double tolerance);
 
   /// T (r × R_z, row-major) for the next solves, r ≤ rows: the caller fills the returned view.
   std::span<double> set_rank(index_t r);

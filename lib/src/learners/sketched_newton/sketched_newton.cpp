@@ -1,4 +1,4 @@
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,13 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "../box_projection.hpp"
+#include "../family_options.hpp"
+#include "../learner_families.hpp"
+#include "../nonzeros.hpp"
+#include "../softmax_layout.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/make_sketch.hpp"
-#include "box_projection.hpp"
-#include "family_options.hpp"
-#include "learner_families.hpp"
-#include "nonzeros.hpp"
-#include "softmax_layout.hpp"
 
 namespace adasketch {
 

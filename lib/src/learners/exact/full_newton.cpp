@@ -1,4 +1,4 @@
-#include "adasketch/learners/full_newton.hpp"
+#include "adasketch/learners/exact/full_newton.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,14 +6,14 @@
 #include <optional>
 #include <string>
 
-#include "../linalg/feature_grid.hpp"
-#include "../linalg/scalapack_api.hpp"
+#include "../../linalg/feature_grid.hpp"
+#include "../../linalg/scalapack_api.hpp"
+#include "../box_projection.hpp"
+#include "../dense_slice.hpp"
+#include "../family_options.hpp"
+#include "../nonzeros.hpp"
+#include "../softmax_layout.hpp"
 #include "adasketch/error.hpp"
-#include "box_projection.hpp"
-#include "dense_slice.hpp"
-#include "family_options.hpp"
-#include "nonzeros.hpp"
-#include "softmax_layout.hpp"
 
 namespace adasketch {
 

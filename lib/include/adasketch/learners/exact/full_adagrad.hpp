@@ -11,28 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/defaults.hpp"
-#include "adasketch/learners/hyperparameters.hpp"
+#include "adasketch/learners/exact/options.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch {
-
-/// The hyperparameters of FullAdaGrad: the table's rows marked F (hyperparameter_table.h: eta, delta
-/// with H = δI + G^{1/2}, grid_rows, with its defaults), and the settings below.
-struct FullAdaGradOptions {
-  /// The update: mirror descent or dual averaging.
-  enum class Update {
-    mirror_descent,  ///< composite mirror descent, φ = 0 (ADA-FD paper eq. (2))
-    dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD paper eq. (1))
-  };
-  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
-  ADASKETCH_OPTIONS_FIELDS(F)
-  /// Eigenvalues λ ≤ rank_tolerance·λ_max of G count as zero, in [0, 1). The default is about the
-  /// eigensolver's round-off n·u·λ_max for n = dK up to ~10³ (u = 2⁻⁵³); raise it for larger n.
-  double rank_tolerance = defaults::full_rank_tolerance;
-  /// The grid's square block size ≥ 1 (0: automatic, ⌈dK/(2·max(nprow, npcol))⌉ clamped to [1, 64]).
-  int block = defaults::grid_block;
-};
 
 /// ADA-FULL (ada-full, ada-full-da): the learner make_learner builds for those names, with ScaLAPACK.
 class FullAdaGrad final : public Learner {
@@ -73,7 +55,7 @@ class FullAdaGrad final : public Learner {
   ///@}
 
  private:
-  struct Grid;  // lib/src/learners/full_adagrad.cpp: the ScaLAPACK side
+  struct Grid;  // lib/src/learners/exact/full_adagrad.cpp: the ScaLAPACK side
   bool dual_averaging() const noexcept { return options_.update == FullAdaGradOptions::Update::dual_averaging; }
 
   FullAdaGradOptions options_;

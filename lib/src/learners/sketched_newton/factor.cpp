@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "adasketch/error.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 
 namespace adasketch {
 

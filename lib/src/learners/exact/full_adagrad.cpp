@@ -1,17 +1,17 @@
-#include "adasketch/learners/full_adagrad.hpp"
+#include "adasketch/learners/exact/full_adagrad.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "../linalg/feature_grid.hpp"
-#include "../linalg/scalapack_api.hpp"
+#include "../../linalg/feature_grid.hpp"
+#include "../../linalg/scalapack_api.hpp"
+#include "../dense_slice.hpp"
+#include "../family_options.hpp"
+#include "../nonzeros.hpp"
+#include "../softmax_layout.hpp"
 #include "adasketch/error.hpp"
-#include "dense_slice.hpp"
-#include "family_options.hpp"
-#include "nonzeros.hpp"
-#include "softmax_layout.hpp"
 
 namespace adasketch {
 

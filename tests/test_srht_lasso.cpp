@@ -1,4 +1,4 @@
-// CompAdaGrad's ℓ1 solver alone (lib/src/learners/comp_lasso.hpp) against dense LASSO references
+// CompAdaGrad's ℓ1 solver alone (lib/src/learners/comp_adagrad/srht_lasso.hpp) against dense LASSO references
 // (tests/dense_lasso.hpp): from far-off starts, on the ill-conditioned instances of the learner's
 // first examples on kernel features, and at the large τ where the dense reference itself loses
 // accuracy, by the optimality conditions evaluated in long double.
@@ -14,7 +14,7 @@
 #include "adasketch/error.hpp"
 #include "dense_lasso.hpp"
 #include "hadamard_reference.hpp"
-#include "learners/comp_lasso.hpp"
+#include "learners/comp_adagrad/srht_lasso.hpp"
 #include "test_support.hpp"
 
 using namespace adasketch;
@@ -23,7 +23,7 @@ namespace {
 
 using namespace test::dense;
 
-// The solver alone (lib/src/learners/comp_lasso.hpp), from far-off starting points: its results,
+// The solver alone (lib/src/learners/comp_adagrad/srht_lasso.hpp), from far-off starting points: its results,
 // that its safeguard (feature-sign or proximal-gradient steps) is used and keeps the right answer, and
 // its step limit.
 TEST(CompAdaGradLasso, FromFarStarts) {
@@ -84,8 +84,8 @@ TEST(CompAdaGradLasso, FromFarStarts) {
         return std::vector<double>(v.begin() + mine.begin, v.begin() + mine.begin + mine.size);
       };
       const std::vector<double> d_local = local(d), u_local = local(u);
-      const detail::CompositeLasso::Problem problem{dk, norm, d_local, lambda, u_local, mu};
-      detail::CompositeLasso solver(comm, srht, 1e-12, 100);
+      const detail::SrhtLasso::Problem problem{dk, norm, d_local, lambda, u_local, mu};
+      detail::SrhtLasso solver(comm, srht, 1e-12, 100);
       std::vector<double> x = local(start), a(sz(k));
       const auto done = solver.solve(problem, x, a);
       rejected += done.face + done.proximal;
@@ -99,7 +99,7 @@ TEST(CompAdaGradLasso, FromFarStarts) {
       EXPECT_LE(test::relative_max_diff(a, a_want), 1e-10) << "Π̃x";
       const int steps = done.newton + done.face + done.proximal;
       if (steps >= 2) {  // one step fewer than it needs: refused, on every rank
-        detail::CompositeLasso short_solver(comm, srht, 1e-12, steps - 1);
+        detail::SrhtLasso short_solver(comm, srht, 1e-12, steps - 1);
         x = local(start);
         EXPECT_THROW(short_solver.solve(problem, x, a), NumericError);
         ++limits;
@@ -212,8 +212,8 @@ std::vector<double> solve_kernel_instance(const Communicator& comm, const detail
     return std::vector<double>(v.begin() + mine.begin, v.begin() + mine.begin + mine.size);
   };
   const std::vector<double> d_local = local(inst.d), u_local = local(inst.u);
-  const detail::CompositeLasso::Problem problem{inst.block, inst.khat_norm, d_local, 0.0, u_local, inst.mu};
-  detail::CompositeLasso solver(comm, srht, 1e-12, 100 + 4 * static_cast<int>(n));
+  const detail::SrhtLasso::Problem problem{inst.block, inst.khat_norm, d_local, 0.0, u_local, inst.mu};
+  detail::SrhtLasso solver(comm, srht, 1e-12, 100 + 4 * static_cast<int>(n));
   std::vector<double> x = local(inst.x_t);
   a.assign(sz(srht.rows()), 0.0);
   const auto done = solver.solve(problem, x, a);

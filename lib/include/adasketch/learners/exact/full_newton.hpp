@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/defaults.hpp"
-#include "adasketch/learners/hyperparameters.hpp"
+#include "adasketch/learners/exact/options.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch {
@@ -20,15 +19,6 @@ namespace adasketch {
 namespace detail {
 class BoxProjection;  // lib/src/learners/box_projection.hpp
 }  // namespace detail
-
-/// The hyperparameters of FullNewton: the table's rows marked O (hyperparameter_table.h, with its
-/// defaults: alpha0 is SON's α > 0 with A_0 = αI, α = 0 refused, docs/design.md §2; C, sigma, eta,
-/// eta_schedule and diag_rescale as in SketchedNewtonOptions; grid_rows), and the grid's block size.
-struct FullNewtonOptions {
-  ADASKETCH_OPTIONS_FIELDS(O)
-  /// The grid's square block size ≥ 1 (0: automatic, ⌈n/(2·max(nprow, npcol))⌉ clamped to [1, 64]).
-  int block = defaults::grid_block;
-};
 
 /// FULL-ON (full-on): the learner make_learner builds for that name, with ScaLAPACK.
 class FullNewton final : public Learner {
@@ -77,7 +67,7 @@ class FullNewton final : public Learner {
   ///@}
 
  private:
-  struct Grid;  // lib/src/learners/full_newton.cpp: the ScaLAPACK side
+  struct Grid;  // lib/src/learners/exact/full_newton.cpp: the ScaLAPACK side
   /// X_k = D^{-1/2}(x ⊗ e_k) into x_ from the densified slice (zero on a malformed slice).
   void build_class_rows();
   /// The one Allreduce's local sums after V arrived: [z, M's lower triangle, ‖X_k‖², malformed].

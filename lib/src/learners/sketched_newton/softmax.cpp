@@ -5,11 +5,11 @@
 #include <cmath>
 #include <string>
 
+#include "../box_projection.hpp"
+#include "../nonzeros.hpp"
+#include "../softmax_layout.hpp"
 #include "adasketch/error.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
-#include "box_projection.hpp"
-#include "nonzeros.hpp"
-#include "softmax_layout.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 
 namespace adasketch {
 

@@ -1,13 +1,13 @@
 // SketchedAdaGrad's step per example: the Allreduce, the scores, and the mirror-descent or
 // dual-averaging update of the gradient sketches (ADA-FD, ADA-GP) and the data sketch (ADA-DP);
-// the composite steps are in sketched_adagrad_composite.cpp.
+// the composite steps are in composite.cpp.
 #include <algorithm>
 #include <cmath>
 
+#include "../nonzeros.hpp"
+#include "../softmax_layout.hpp"
 #include "adasketch/error.hpp"
-#include "adasketch/learners/sketched_adagrad.hpp"
-#include "nonzeros.hpp"
-#include "softmax_layout.hpp"
+#include "adasketch/learners/sketched_adagrad/sketched_adagrad.hpp"
 
 namespace adasketch {
 

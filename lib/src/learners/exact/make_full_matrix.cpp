@@ -3,13 +3,13 @@
 #include <string>
 #include <string_view>
 
+#include "../family_options.hpp"
+#include "../learner_families.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/version.hpp"
-#include "family_options.hpp"
-#include "learner_families.hpp"
 #if ADASKETCH_WITH_EXACT_LEARNERS
-#include "adasketch/learners/full_adagrad.hpp"
-#include "adasketch/learners/full_newton.hpp"
+#include "adasketch/learners/exact/full_adagrad.hpp"
+#include "adasketch/learners/exact/full_newton.hpp"
 #endif
 
 namespace adasketch {

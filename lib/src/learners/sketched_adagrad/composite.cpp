@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "adasketch/learners/sketched_adagrad.hpp"
-#include "nonzeros.hpp"
-#include "sketched_l1_prox.hpp"
-#include "softmax_layout.hpp"
+#include "../nonzeros.hpp"
+#include "../softmax_layout.hpp"
+#include "adasketch/learners/sketched_adagrad/sketched_adagrad.hpp"
+#include "low_rank_l1_prox.hpp"
 
 namespace adasketch {
 

@@ -45,13 +45,13 @@
 #include <span>
 #include <vector>
 
+#include "../../linalg/hadamard.hpp"
 #include "adasketch/comm/communicator.hpp"
 #include "adasketch/types.hpp"
-#include "../linalg/hadamard.hpp"
 
 namespace adasketch::detail {
 
-class CompositeLasso {
+class SrhtLasso {
  public:
   struct Problem {
     std::span<const double> block;  ///< K̂ + M (k × k, row-major, replicated)
@@ -71,7 +71,7 @@ class CompositeLasso {
   };
 
   /// Scratch for srht.local_size() coordinates and srht.rows() rows.
-  CompositeLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations);
+  SrhtLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations);
 
   /// Collective. x: the starting point in, the minimizer out (local coordinates); a: Π̃x of the
   /// result. Throws NumericError (on every rank) when the tolerance is not reached within

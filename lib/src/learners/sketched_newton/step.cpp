@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
+#include "../nonzeros.hpp"
 #include "adasketch/error.hpp"
-#include "adasketch/learners/sketched_newton.hpp"
-#include "nonzeros.hpp"
+#include "adasketch/learners/sketched_newton/sketched_newton.hpp"
 
 namespace adasketch {
 

@@ -1,4 +1,4 @@
-#include "comp_lasso.hpp"
+#include "srht_lasso.hpp"
 
 #include <lapacke.h>
 
@@ -17,7 +17,7 @@ double soft_threshold(double v, double t) { return v > t ? v - t : v < -t ? v + 
 
 }  // namespace
 
-CompositeLasso::CompositeLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations)
+SrhtLasso::SrhtLasso(const Communicator& comm, const Srht& srht, double tolerance, int max_iterations)
     : comm_(comm), srht_(srht), tolerance_(tolerance), max_iterations_(max_iterations),
       local_(srht.local_size()), k_(srht.rows()) {
   const std::size_t L = sz(local_), k = sz(k_), packed = k * (k + 1) / 2;
@@ -36,7 +36,7 @@ CompositeLasso::CompositeLasso(const Communicator& comm, const Srht& srht, doubl
   pivots_.assign(2 * k, 0);
 }
 
-void CompositeLasso::evaluate(Point& p) {
+void SrhtLasso::evaluate(Point& p) {
   const Problem& q = *problem_;
   const std::size_t k = sz(k_);
   double local_f = 0.0, x1 = 0.0, dx1 = 0.0;
@@ -71,7 +71,7 @@ void CompositeLasso::evaluate(Point& p) {
   p.f = f;
 }
 
-void CompositeLasso::gradient(Point& p) {
+void SrhtLasso::gradient(Point& p) {
   const Problem& q = *problem_;
   const std::size_t k = sz(k_);
   for (std::size_t i = 0; i < k; ++i) {  // s1 = (K̂ + M)a − b
@@ -104,7 +104,7 @@ void CompositeLasso::gradient(Point& p) {
   p.scale2 = scale2_;
 }
 
-bool CompositeLasso::reduce_newton_data() {
+bool SrhtLasso::reduce_newton_data() {
   const Problem& q = *problem_;
   const std::size_t k = sz(k_), packed = k * (k + 1) / 2, L = sz(local_);
   std::fill(newton_.begin(), newton_.end(), 0.0);
@@ -133,7 +133,7 @@ bool CompositeLasso::reduce_newton_data() {
   return omega2 <= tolerance_ * tolerance_ * scale2;
 }
 
-void CompositeLasso::newton_point(Point& to) {
+void SrhtLasso::newton_point(Point& to) {
   const Problem& q = *problem_;
   const std::size_t k = sz(k_), packed = k * (k + 1) / 2, n2 = 2 * k;
   if (k > 0) {
@@ -162,7 +162,7 @@ void CompositeLasso::newton_point(Point& to) {
     to.x[j] = sign_[j] != 0.0 ? (beta_[j] - work_[j] - q.d[j] * work2_[j]) / e_[j] : 0.0;
 }
 
-bool CompositeLasso::face_step(const Point& from, Point& to) {
+bool SrhtLasso::face_step(const Point& from, Point& to) {
   const Problem& q = *problem_;
   const std::size_t L = sz(local_);
   // Is `from` optimal on its face? And the largest violation |r_j| − μ among its zeros (first global
@@ -208,7 +208,7 @@ bool CompositeLasso::face_step(const Point& from, Point& to) {
   return true;
 }
 
-void CompositeLasso::proximal_point(const Point& from, Point& to) {
+void SrhtLasso::proximal_point(const Point& from, Point& to) {
   const Problem& q = *problem_;
   if (lipschitz_ == 0.0) {
     double dmax = 0.0;
@@ -219,7 +219,7 @@ void CompositeLasso::proximal_point(const Point& from, Point& to) {
     to.x[j] = soft_threshold(from.x[j] - from.r[j] / lipschitz_, q.mu / lipschitz_);
 }
 
-CompositeLasso::Iterations CompositeLasso::solve(const Problem& problem, std::span<double> x, std::span<double> a) {
+SrhtLasso::Iterations SrhtLasso::solve(const Problem& problem, std::span<double> x, std::span<double> a) {
   problem_ = &problem;
   lipschitz_ = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) e_[j] = problem.d[j] + problem.lambda;

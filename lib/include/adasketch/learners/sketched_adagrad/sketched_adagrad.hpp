@@ -6,52 +6,21 @@
 /// is applied through the R×R Gram only, to lazy weights w = w̄ + Zᵀc, with composite ℓ1/ℓ2 terms.
 /// The derivation (the Woodbury form through the Gram, its accuracy, the step, softmax, the
 /// composite steps): docs/design.md §2, "Sketched AdaGrad".
-#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "adasketch/learners/hyperparameters.hpp"
 #include "adasketch/learners/learner.hpp"
+#include "adasketch/learners/sketched_adagrad/options.hpp"
 #include "adasketch/linalg/symmetric_eigen.hpp"
 #include "adasketch/sketch/sketch.hpp"
 
 namespace adasketch {
 
 namespace detail {
-class SketchedL1Prox;
+class LowRankL1Prox;
 }  // namespace detail
-
-/// The hyperparameters of SketchedAdaGrad: the table's rows marked A (hyperparameter_table.h: ell ≥ 1,
-/// eta, delta with H = δI + (BᵀB)^{1/2}, seed of the random projections r_t[i] =
-/// Philox(seed).normal(t, i)/√ℓ, form, lambda1, lambda2, with its defaults), and the settings below.
-struct SketchedAdaGradOptions {
-  /// What is sketched, and how.
-  enum class Sketching {
-    fd_gradients,       ///< Frequent Directions of the gradients, ℓ rows (ADA-FD)
-    fast_fd_gradients,  ///< fast FD of the gradients: 2ℓ-row buffer, shrunk when full (amortized O(ℓd))
-    rp_gradients,       ///< Gaussian random projection of the gradients, r_t ~ N(0, I/ℓ) (ADA-GP)
-    rp_data,            ///< Gaussian random projection of the examples x_t (ADA-DP)
-  };
-  /// The update: mirror descent or dual averaging (both take the composite φ).
-  enum class Update {
-    mirror_descent,  ///< composite mirror descent, φ = 0 (ADA-FD Alg. 2; ADA-GP Alg. 1; ADA-DP Alg. 2)
-    dual_averaging,  ///< primal-dual subgradient / dual averaging, φ = 0 (ADA-FD Alg. 1, eq. (6))
-  };
-  Sketching sketching = Sketching::fd_gradients;  ///< what is sketched (ada-fd, fast-ada-fd, ada-gp, ada-dp)
-  Update update = Update::mirror_descent;  ///< mirror descent, or dual averaging ("-da")
-  ADASKETCH_OPTIONS_FIELDS(A)
-  /// Eigenvalues λ_i ≤ rank_tolerance·λ_max of BBᵀ count as zero: the round-off level of the
-  /// eigensolver (about R·u·λ_max) for a rank-deficient sketch. In [0, 1). Genuine eigenvalues this
-  /// small (e.g. rows of nearly vanished gradients) are dropped too, which changes H⁻¹ by at most
-  /// √(rank_tolerance·λ_max)/δ; 1e-12 already moves ADA-FD's weights by ~1e-7 in such runs.
-  double rank_tolerance = 1e-15;
-  /// λ₁ > 0: the ℓ1 prox stops when ‖∇D(μ)‖ ≤ prox_tolerance·max(‖μ‖, ‖Cw‖) in its dual (or on
-  /// reaching the optimum of a quadratic piece), in (0, 1). No LearnerSpec field: make_learner uses
-  /// the default.
-  double prox_tolerance = 1e-12;
-};
 
 /// Sketched full-matrix AdaGrad (ada-fd, fast-ada-fd, ada-gp, ada-dp and their "-da" forms): the
 /// learner make_learner builds for those names.
@@ -123,7 +92,7 @@ class SketchedAdaGrad final : public Learner {
                             std::span<double> weight_products, double xx);
   void step_data_sketch(const LocalRow& x, std::span<const double> products, std::span<const double> lazy_dots,
                         std::span<double> weight_products, double xx);
-  // Composite steps (sketched_adagrad_composite.cpp), after the insertion of the gradient g (an empty
+  // Composite steps (lib/src/learners/sketched_adagrad/composite.cpp), after the insertion of the gradient g (an empty
   // row when it is zero: nothing inserted), with projected_ = Z_new g and Zw mapped to Z_new.
   /// ℓ2 mirror descent; β from carrying c through the insertion.
   void ridge_gradient_step(const LocalRow& g, double beta);
@@ -173,7 +142,7 @@ class SketchedAdaGrad final : public Learner {
   std::vector<double> gsum_;      ///< lasso dual averaging: ḡ (d_p × K, feature-major)
   std::vector<double> work_;      ///< ridge mirror descent scratch: v and Kq (2·R_z)
   std::vector<double> target_, column_, mu0_;  ///< lasso scratch: b − Cᵀμ₀ part, a weight column, μ₀
-  std::unique_ptr<detail::SketchedL1Prox> prox_solver_;
+  std::unique_ptr<detail::LowRankL1Prox> prox_solver_;
 };
 
 }  // namespace adasketch

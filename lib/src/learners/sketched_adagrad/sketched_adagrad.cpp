@@ -1,4 +1,4 @@
-#include "adasketch/learners/sketched_adagrad.hpp"
+#include "adasketch/learners/sketched_adagrad/sketched_adagrad.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,15 +6,15 @@
 #include <memory>
 #include <string>
 
+#include "../dense_slice.hpp"
+#include "../family_options.hpp"
+#include "../learner_families.hpp"
+#include "../nonzeros.hpp"
+#include "../softmax_layout.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/random_projection.hpp"
-#include "dense_slice.hpp"
-#include "family_options.hpp"
-#include "learner_families.hpp"
-#include "nonzeros.hpp"
-#include "sketched_l1_prox.hpp"
-#include "softmax_layout.hpp"
+#include "low_rank_l1_prox.hpp"
 
 namespace adasketch {
 
@@ -108,7 +108,7 @@ void SketchedAdaGrad::install_sketch(SketchForm form) {
     target_.assign(sz(sketch_->local_dim()), 0.0);
     column_.assign(sz(sketch_->local_dim()), 0.0);
     mu0_.assign(sz(R), 0.0);
-    prox_solver_ = std::make_unique<detail::SketchedL1Prox>(*sketch_, options_.prox_tolerance);
+    prox_solver_ = std::make_unique<detail::LowRankL1Prox>(*sketch_, options_.prox_tolerance);
   }
   score_products_.assign(sz(products), 0.0);
   scores_.assign(sz(K), 0.0);
