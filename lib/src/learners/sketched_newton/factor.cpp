@@ -20,7 +20,7 @@ void SketchedNewton::factor_all() {
   const index_t R = rows_;
   const double a = alpha();
   factor_alpha_ = a;
-  double* cols = factor_columns_.data();
+  double* cols = work_.factor_columns.data();
   for (index_t j = 0; j < R; ++j)
     for (index_t i = j; i < R; ++i) cols[j * R + i] = g[i * R + j] + (i == j ? a : 0.0);
   for (index_t p = 0; p < R; ++p) {
@@ -95,9 +95,9 @@ void SketchedNewton::forward(std::span<double> v) const noexcept {
       const double* yi = factor_.data() + i * R;
       double s = 0.0;
       for (index_t r = 0; r < R; ++r) s += yi[r] * v[r];
-      pinv_scratch_[i] = s;
+      work_.pinv_product[i] = s;
     }
-    std::copy(pinv_scratch_.begin(), pinv_scratch_.end(), v.begin());
+    std::copy(work_.pinv_product.begin(), work_.pinv_product.end(), v.begin());
     return;
   }
   for (index_t i = 0; i < R; ++i) {
@@ -111,12 +111,12 @@ void SketchedNewton::forward(std::span<double> v) const noexcept {
 void SketchedNewton::backward(std::span<double> v) const noexcept {
   const index_t R = rows_;
   if (pseudo_inverse_) {  // v ← Yᵀv
-    std::fill(pinv_scratch_.begin(), pinv_scratch_.end(), 0.0);
+    std::fill(work_.pinv_product.begin(), work_.pinv_product.end(), 0.0);
     for (index_t i = 0; i < R; ++i) {
       const double* yi = factor_.data() + i * R;
-      for (index_t r = 0; r < R; ++r) pinv_scratch_[r] += yi[r] * v[i];
+      for (index_t r = 0; r < R; ++r) work_.pinv_product[r] += yi[r] * v[i];
     }
-    std::copy(pinv_scratch_.begin(), pinv_scratch_.end(), v.begin());
+    std::copy(work_.pinv_product.begin(), work_.pinv_product.end(), v.begin());
     return;
   }
   for (index_t i = R - 1; i >= 0; --i) {

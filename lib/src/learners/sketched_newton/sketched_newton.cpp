@@ -57,10 +57,10 @@ void SketchedNewton::install_sketch(SketchForm form) {
   const auto dp = static_cast<std::size_t>(local_dim());
   const auto K = static_cast<std::size_t>(classes_);
   ubar_ = PageBuffer(static_cast<std::size_t>(dp * K));
-  reduce_.assign(2, 0.0);
+  work_.reduce.assign(2, 0.0);
   if (options_.diag_rescale) {
     diag_.assign(dp * K, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
-    rescaled_.assign(dp, 0.0);
+    work_.rescaled.assign(dp, 0.0);
   }
   if (options_.ell > 0) install_factor(form);
   if (K > 1) install_classes();
@@ -74,16 +74,16 @@ void SketchedNewton::install_classes() {
   dense_class_index_.resize(dp * K);
   for (std::size_t k = 0; k < K; ++k)
     for (std::size_t j = 0; j < dp; ++j) dense_class_index_[k * dp + j] = static_cast<index_t>(class_entry(j, k, K));
-  class_index_.assign(dp * K, 0);
-  if (options_.diag_rescale) class_value_.assign(dp * K, 0.0);
-  ghat_ = PageBuffer(dp * K);
-  ghat_index_.assign(dp * K, 0);
-  reduce_.assign(K * Rz + 2 * K, 0.0);
-  zxk_.assign(K * Rz, 0.0);
-  xhat_.assign(K * R, 0.0);
-  mtilde_.assign(K * K, 0.0);
-  for (auto* v : {&scores_, &norms_, &lambda_, &dscores_, &ucoef_}) v->assign(K, 0.0);
-  zgrad_.assign(Rz, 0.0);
+  work_.class_index.assign(dp * K, 0);
+  if (options_.diag_rescale) work_.class_value.assign(dp * K, 0.0);
+  work_.ghat = PageBuffer(dp * K);
+  work_.ghat_index.assign(dp * K, 0);
+  work_.reduce.assign(K * Rz + 2 * K, 0.0);
+  work_.zxk.assign(K * Rz, 0.0);
+  work_.xhat.assign(K * R, 0.0);
+  work_.mtilde.assign(K * K, 0.0);
+  for (auto* v : {&work_.scores, &work_.norms, &work_.lambda, &work_.dscores, &work_.ucoef}) v->assign(K, 0.0);
+  work_.zgrad.assign(Rz, 0.0);
 }
 
 void SketchedNewton::install_factor(SketchForm form) {
@@ -101,20 +101,20 @@ void SketchedNewton::install_factor(SketchForm form) {
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
   const auto R = static_cast<std::size_t>(rows_), Rz = static_cast<std::size_t>(basis_);
-  ghat_ = PageBuffer(dp);
+  work_.ghat = PageBuffer(dp);
   c_.assign(Rz, 0.0);
-  zg_.assign(Rz, 0.0);
-  solve_.assign(R, 0.0);
+  work_.zg.assign(Rz, 0.0);
+  work_.rhs.assign(R, 0.0);
   factor_.assign(R * R, 0.0);
-  factor_columns_.assign(R * R, 0.0);
+  work_.factor_columns.assign(R * R, 0.0);
   trace_part_.assign(R, 0.0);
-  reduce_.assign(Rz + 2, 0.0);
-  zx_.assign(Rz, 0.0);
-  hx_.assign(R, 0.0);
-  scratch_.assign(Rz, 0.0);
+  work_.reduce.assign(Rz + 2, 0.0);
+  work_.zx.assign(Rz, 0.0);
+  work_.hx.assign(R, 0.0);
+  work_.dc.assign(Rz, 0.0);
   if (pseudo_inverse_) {
     eigen_ = SymmetricEigen(static_cast<int>(R));
-    pinv_scratch_.assign(R, 0.0);
+    work_.pinv_product.assign(R, 0.0);
   }
   factor_all();
 }
@@ -143,7 +143,8 @@ LearnerSpec SketchedNewton::spec() const {
   return s;
 }
 
-// ghat_, yg_, solve_ and the mutable buffers are rewritten in each step before they are read.
+// State: ū, c, the factor and what it was computed from, D, the projection count, the sketch; work_ is
+// rewritten in each step before it is read.
 void SketchedNewton::add_state_fields(StateFields& fields) {
   fields.block("son.ubar", partition(), comm().rank(), classes_, ubar_);
   if (options_.diag_rescale) fields.block("son.diag", partition(), comm().rank(), classes_, diag_);
@@ -174,9 +175,9 @@ void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double
       double s = detail::local_dot(ubar_, row);
       if (sketch_) s += sketch_->local_deferred_dot(row);
       if (sketch_) {
-        std::fill(scratch_.begin(), scratch_.end(), 0.0);
-        sketch_->add_local_product(row, scratch_);
-        for (index_t i = 0; i < basis_; ++i) s += c_[i] * scratch_[i];
+        std::fill(work_.dc.begin(), work_.dc.end(), 0.0);
+        sketch_->add_local_product(row, work_.dc);
+        for (index_t i = 0; i < basis_; ++i) s += c_[i] * work_.dc[i];
       }
       out[k] += s;
     }
@@ -186,9 +187,9 @@ void SketchedNewton::add_local_scores(const LocalRow& original, std::span<double
   double s = detail::local_dot(ubar_, x);
   if (sketch_) s += sketch_->local_deferred_dot(x);
   if (sketch_ && std::any_of(c_.begin(), c_.end(), [](double v) { return v != 0.0; })) {
-    std::fill(scratch_.begin(), scratch_.end(), 0.0);
-    sketch_->add_local_product(x, scratch_);
-    for (index_t i = 0; i < basis_; ++i) s += c_[i] * scratch_[i];
+    std::fill(work_.dc.begin(), work_.dc.end(), 0.0);
+    sketch_->add_local_product(x, work_.dc);
+    for (index_t i = 0; i < basis_; ++i) s += c_[i] * work_.dc[i];
   }
   out[0] += s;
 }
@@ -217,10 +218,10 @@ void SketchedNewton::projected_weights(const LocalRow& original, std::span<doubl
     std::copy_n(ubar_.data(), ubar_.size(), out.begin());
     if (sketch_) sketch_->add_local_deferred(out);
     if (project_classes(original)) {
-      for (index_t k = 0; k < classes_; ++k) detail::add_scaled(class_row(original, k), -lambda_[k], out);
+      for (index_t k = 0; k < classes_; ++k) detail::add_scaled(class_row(original, k), -work_.lambda[k], out);
       if (sketch_) {
-        sketch_->mix_transpose(hx_, scratch_);
-        for (index_t i = 0; i < basis_; ++i) c[i] += scratch_[i];
+        sketch_->mix_transpose(work_.hx, work_.dc);
+        for (index_t i = 0; i < basis_; ++i) c[i] += work_.dc[i];
       }
     }
     if (sketch_) sketch_->add_local_transpose_product(c, out);
@@ -234,9 +235,9 @@ void SketchedNewton::projected_weights(const LocalRow& original, std::span<doubl
   if (sketch_) sketch_->add_local_deferred(out);
   if (pr.gamma != 0.0) {  // w = u − γ(x − BᵀHx̂) (or u − γBᵀH²x̂), as in do_step
     if (sketch_) {
-      sketch_->mix_transpose(hx_, scratch_);
+      sketch_->mix_transpose(work_.hx, work_.dc);
       const double step = pr.in_range ? -pr.gamma : pr.gamma;
-      for (index_t i = 0; i < basis_; ++i) c[i] += step * scratch_[i];
+      for (index_t i = 0; i < basis_; ++i) c[i] += step * work_.dc[i];
     }
     if (!pr.in_range) detail::add_scaled(x, -pr.gamma, out);
   }

@@ -27,18 +27,18 @@ void SketchedNewton::add_to_ubar(const LocalRow& x, double a) noexcept { detail:
 SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
   const index_t R = rows_, Rz = basis_;
   // The example's one Allreduce: [Z_p x_p, ū_pᵀx_p, ‖x_p‖²] (docs/design.md §3).
-  std::fill(reduce_.begin(), reduce_.end(), 0.0);
+  std::fill(work_.reduce.begin(), work_.reduce.end(), 0.0);
   detail::prefetch_entries(x, ubar_.data(), 1);
-  if (sketch_) sketch_->add_local_product(x, std::span<double>(reduce_).first(static_cast<std::size_t>(Rz)));
-  reduce_[Rz] = detail::local_dot(ubar_, x) + (sketch_ ? sketch_->local_deferred_dot(x) : 0.0);
-  reduce_[Rz + 1] = x.local_norm2();
-  comm().allreduce_sum(reduce_);
+  if (sketch_) sketch_->add_local_product(x, std::span<double>(work_.reduce).first(static_cast<std::size_t>(Rz)));
+  work_.reduce[Rz] = detail::local_dot(ubar_, x) + (sketch_ ? sketch_->local_deferred_dot(x) : 0.0);
+  work_.reduce[Rz + 1] = x.local_norm2();
+  comm().allreduce_sum(work_.reduce);
   Projection p;
-  p.ux = reduce_[Rz];
-  p.xx = reduce_[Rz + 1];
+  p.ux = work_.reduce[Rz];
+  p.xx = work_.reduce[Rz + 1];
   for (index_t i = 0; i < Rz; ++i) {
-    zx_[i] = reduce_[i];
-    p.ux += c_[i] * zx_[i];  // uᵀx = ūᵀx + cᵀ(Z x)
+    work_.zx[i] = work_.reduce[i];
+    p.ux += c_[i] * work_.zx[i];  // uᵀx = ūᵀx + cᵀ(Z x)
   }
   if (!std::isfinite(p.ux) || !std::isfinite(p.xx))
     throw NumericError(name() + ": the score uᵀx is not finite");
@@ -49,11 +49,11 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
     return p;
   }
   // SON Alg. 1 line 5 / Lemma 1: γ = τ_C(uᵀx)/(xᵀx − x̂ᵀHx̂) with x̂ = Bx = M(Z x).
-  sketch_->mix(zx_, hx_);
-  forward(hx_);  // L⁻¹x̂, so x̂ᵀHx̂ = ‖L⁻¹x̂‖²
+  sketch_->mix(work_.zx, work_.hx);
+  forward(work_.hx);  // L⁻¹x̂, so x̂ᵀHx̂ = ‖L⁻¹x̂‖²
   double q = 0.0;
-  for (index_t i = 0; i < R; ++i) q += hx_[i] * hx_[i];
-  backward(hx_);  // H x̂
+  for (index_t i = 0; i < R; ++i) q += work_.hx[i] * work_.hx[i];
+  backward(work_.hx);  // H x̂
   if (pseudo_inverse_) {
     // α = 0, Lemma 2: r = xᵀx − x̂ᵀHx̂ = ‖(I − A⁺A)x‖², H = (BBᵀ)⁺.
     const double r = p.xx - q;
@@ -63,9 +63,9 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
     }
     // x ∈ range(A): xᵀA⁺x = ‖Hx̂‖², A⁺x = BᵀH²x̂.
     double s = 0.0;
-    for (index_t i = 0; i < R; ++i) s += hx_[i] * hx_[i];
-    forward(hx_);
-    backward(hx_);  // H²x̂
+    for (index_t i = 0; i < R; ++i) s += work_.hx[i] * work_.hx[i];
+    forward(work_.hx);
+    backward(work_.hx);  // H²x̂
     p.in_range = true;
     p.gamma = s > 0.0 ? p.tau / s : 0.0;
     return p;
@@ -80,14 +80,14 @@ SketchedNewton::Projection SketchedNewton::project(const LocalRow& x) const {
 LocalRow SketchedNewton::rescaled(const LocalRow& x) const {
   if (!options_.diag_rescale) return x;
   const auto v = x.values();
-  ADASKETCH_REQUIRE(v.size() <= rescaled_.size(), "the example has more local entries than local features");
+  ADASKETCH_REQUIRE(v.size() <= work_.rescaled.size(), "the example has more local entries than local features");
   if (x.is_dense()) {
-    for (std::size_t j = 0; j < v.size(); ++j) rescaled_[j] = v[j] / std::sqrt(diag_[j]);
-    return LocalRow::dense(std::span<const double>(rescaled_).first(v.size()));
+    for (std::size_t j = 0; j < v.size(); ++j) work_.rescaled[j] = v[j] / std::sqrt(diag_[j]);
+    return LocalRow::dense(std::span<const double>(work_.rescaled).first(v.size()));
   }
   const auto idx = x.indices();
-  for (std::size_t n = 0; n < v.size(); ++n) rescaled_[n] = v[n] / std::sqrt(diag_[static_cast<std::size_t>(idx[n])]);
-  return LocalRow::sparse(idx, std::span<const double>(rescaled_).first(v.size()));
+  for (std::size_t n = 0; n < v.size(); ++n) work_.rescaled[n] = v[n] / std::sqrt(diag_[static_cast<std::size_t>(idx[n])]);
+  return LocalRow::sparse(idx, std::span<const double>(work_.rescaled).first(v.size()));
 }
 
 void SketchedNewton::update_diagonal(const LocalRow& x, double dl) noexcept {
@@ -136,8 +136,8 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double
     // x ∈ range(A)). Prediction wᵀx = uᵀx − τ = ±C.
     if (!pr.in_range) kappa -= pr.gamma;
     const double step = pr.in_range ? -pr.gamma : pr.gamma;
-    sk.mix_transpose(hx_, scratch_);
-    for (index_t i = 0; i < Rz; ++i) c_[i] += step * scratch_[i];
+    sk.mix_transpose(work_.hx, work_.dc);
+    for (index_t i = 0; i < Rz; ++i) c_[i] += step * work_.dc[i];
     prediction = pr.ux - pr.tau;
     ++projections_;
   }
@@ -159,15 +159,15 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double
     if (sk.next_insert_restructures()) sk.fold_coefficients(c_, ubar_);
     // ĝ's local slice (a scaled copy of x), Z ĝ = gscale · Z x and ‖ĝ‖² = gscale² ‖x‖²: no communication.
     const auto xv = x.values();
-    ADASKETCH_REQUIRE(xv.size() <= ghat_.size(), "the example has more local entries than local features");
-    for (std::size_t n = 0; n < xv.size(); ++n) ghat_.data()[n] = gscale * xv[n];
-    const std::span<const double> gv(ghat_.data(), xv.size());
+    ADASKETCH_REQUIRE(xv.size() <= work_.ghat.size(), "the example has more local entries than local features");
+    for (std::size_t n = 0; n < xv.size(); ++n) work_.ghat.data()[n] = gscale * xv[n];
+    const std::span<const double> gv(work_.ghat.data(), xv.size());
     const LocalRow ghat = x.is_dense() ? LocalRow::dense(gv) : LocalRow::sparse(x.indices(), gv);
-    for (index_t i = 0; i < Rz; ++i) zg_[i] = gscale * zx_[i];
-    sk.insert(ghat, zg_, gscale * gscale * pr.xx);
+    for (index_t i = 0; i < Rz; ++i) work_.zg[i] = gscale * work_.zx[i];
+    sk.insert(ghat, work_.zg, gscale * gscale * pr.xx);
     // Carry u = ū + Zᵀc and Z x through the insertion (Sketch::update_coefficients, update_product).
     kappa += sk.update_coefficients(c_, ubar_, 1) * gscale;  // Z_oldᵀc = Z_newᵀc' + β ĝ + (retired rows)
-    sk.update_product(zx_, gscale * pr.xx);                  // zx_ = Z_new x
+    sk.update_product(work_.zx, gscale * pr.xx);                  // work_.zx = Z_new x
     slot = sk.last_appended_row();
     if (slot >= 0) {
       factor_row(slot);  // only row `slot` of the Gram changed, α did not
@@ -181,31 +181,31 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double
   if (in_row_space) {
     // Row `slot` of B is ĝ = root·g, so g = Bᵀe_slot/root and A⁻¹g = Bᵀ(αI + BBᵀ)⁻¹e_slot/root
     // (with α = 0: A⁺Bᵀ = BᵀH, H = (BBᵀ)⁺).
-    std::fill(solve_.begin(), solve_.end(), 0.0);
-    solve_[slot] = 1.0;
-    forward(solve_);
-    backward(solve_);
-    sk.mix_transpose(solve_, scratch_);
-    for (index_t i = 0; i < Rz; ++i) c_[i] -= scratch_[i] / root;
+    std::fill(work_.rhs.begin(), work_.rhs.end(), 0.0);
+    work_.rhs[slot] = 1.0;
+    forward(work_.rhs);
+    backward(work_.rhs);
+    sk.mix_transpose(work_.rhs, work_.dc);
+    for (index_t i = 0; i < Rz; ++i) c_[i] -= work_.dc[i] / root;
   } else if (pseudo_inverse_) {
     // α = 0 (SON App. D): A⁺g = BᵀH²Bg with Bg = ℓ' M(Z_new x): c −= Mᵀ(H²Bg).
-    sk.mix(zx_, solve_);
-    for (double& v : solve_) v *= dl;
-    forward(solve_);
-    backward(solve_);
-    forward(solve_);
-    backward(solve_);
-    sk.mix_transpose(solve_, scratch_);
-    for (index_t i = 0; i < Rz; ++i) c_[i] -= scratch_[i];
+    sk.mix(work_.zx, work_.rhs);
+    for (double& v : work_.rhs) v *= dl;
+    forward(work_.rhs);
+    backward(work_.rhs);
+    forward(work_.rhs);
+    backward(work_.rhs);
+    sk.mix_transpose(work_.rhs, work_.dc);
+    for (index_t i = 0; i < Rz; ++i) c_[i] -= work_.dc[i];
   } else {
     // Woodbury: A⁻¹g = (g − BᵀHBg)/α with Bg = ℓ' M(Z_new x): ū −= (ℓ'/α)x, c += Mᵀ(H Bg)/α.
     const double a = factor_alpha_;
-    sk.mix(zx_, solve_);
-    for (double& v : solve_) v *= dl;
-    forward(solve_);
-    backward(solve_);
-    sk.mix_transpose(solve_, scratch_);
-    for (index_t i = 0; i < Rz; ++i) c_[i] += scratch_[i] / a;
+    sk.mix(work_.zx, work_.rhs);
+    for (double& v : work_.rhs) v *= dl;
+    forward(work_.rhs);
+    backward(work_.rhs);
+    sk.mix_transpose(work_.rhs, work_.dc);
+    for (index_t i = 0; i < Rz; ++i) c_[i] += work_.dc[i] / a;
     kappa -= dl / a;
   }
   add_to_ubar(x, kappa);

@@ -82,8 +82,8 @@ class SketchedNewton final : public Learner {
     double ux = 0.0, xx = 0.0, tau = 0.0, gamma = 0.0;
     bool in_range = false;  // α = 0 and x ∈ range(A): w = u − γBᵀH²x̂, no multiple of x
   };
-  /// The one Allreduce and the projection coefficients; leaves Z x in zx_ and, when gamma ≠ 0,
-  /// H x̂ in hx_ (H²x̂ when in_range): w = u − γ(x − BᵀHx̂), or u − γBᵀH²x̂.
+  /// The one Allreduce and the projection coefficients; leaves Z x in work_.zx and, when gamma ≠ 0,
+  /// H x̂ in work_.hx (H²x̂ when in_range): w = u − γ(x − BᵀHx̂), or u − γBᵀH²x̂.
   Projection project(const LocalRow& x) const;
   /// Cholesky factor L of α I + BBᵀ from the sketch's Gram: all rows, or only row k (an FD insertion
   /// into the free row k leaves the other rows of the factor unchanged). α = 0: the factor Y of the
@@ -99,7 +99,7 @@ class SketchedNewton final : public Learner {
   StepResult step_sketched(const LocalRow& x, double label, double& dl);
   /// The step without a sketch (ell = 0): A = αI.
   StepResult step_plain(const LocalRow& x, double label, double& dl);
-  /// x̃ = D^{-1/2}x in rescaled_ (valid until the next call), or x itself without diag_rescale.
+  /// x̃ = D^{-1/2}x in work_.rescaled (valid until the next call), or x itself without diag_rescale.
   LocalRow rescaled(const LocalRow& x) const;
   /// D_jj += (dl·x_j)² on x's nonzeros (SON §5.2: the diagonal of g gᵀ, g = ℓ'x).
   void update_diagonal(const LocalRow& x, double dl) noexcept;
@@ -117,13 +117,42 @@ class SketchedNewton final : public Learner {
   /// The step with K scores, with or without a sketch (rescaling and D's update included).
   StepResult step_classes(const LocalRow& x, double label);
   /// The class rows X_k of x: their local indices j·K + k and (diag_rescale) values x_j/sqrt(D_{jK+k}),
-  /// in class_index_ and class_value_ (valid until the next call).
+  /// in work_.class_index and work_.class_value (valid until the next call).
   void build_class_rows(const LocalRow& x) const;
   /// X_k as a local row of the dK-dimensional space, after build_class_rows(x).
   LocalRow class_row(const LocalRow& x, index_t k) const;
-  /// The one Allreduce [Z X_k, ūᵀX_k, ‖X_k‖² for k < K] into zxk_, scores_ (z0) and norms_, and the
-  /// projection: λ' into lambda_ and Σ_k λ'_k H x̂_k into hx_ when some |z0_k| > C (returns true).
+  /// The one Allreduce [Z X_k, ūᵀX_k, ‖X_k‖² for k < K] into work_.zxk, work_.scores (z0) and
+  /// work_.norms, and the projection: λ' into work_.lambda and Σ_k λ'_k H x̂_k into work_.hx when
+  /// some |z0_k| > C (returns true).
   bool project_classes(const LocalRow& x) const;
+
+  /// The per-example buffers: each step (and each const projection) rewrites them before reading
+  /// them; none is state.
+  struct Workspace {
+    std::vector<double> reduce;        ///< the step's one Allreduce: [Zx, ūᵀx, ‖x‖²] (K > 1: per class)
+    std::vector<double> zx;            ///< Z x (R_z)
+    std::vector<double> hx;            ///< H x̂, or H²x̂ when x ∈ range(A) (R)
+    std::vector<double> rhs;           ///< a right-hand side of H, solved in place (R)
+    std::vector<double> dc;            ///< Δc = Mᵀv: a change of c in the basis Z (R_z)
+    std::vector<double> zg;            ///< Z ĝ (R_z)
+    std::vector<double> pinv_product;  ///< α = 0: Y v and Yᵀv (R)
+    std::vector<double> factor_columns;  ///< factor_all: L by columns (R × R)
+    PageBuffer ghat;                   ///< ĝ's local values (up to d_p·K; a sparse row's use its first pages)
+    std::vector<double> rescaled;      ///< diag_rescale: x̃'s local values
+    // Softmax (K > 1):
+    std::vector<index_t> class_index;  ///< a sparse example's class rows' local indices j·K + k
+    std::vector<double> class_value;   ///< diag_rescale: the class rows' values
+    std::vector<double> zxk;           ///< Z X_k for k < K (K × R_z)
+    std::vector<double> xhat;          ///< x̂_k = L⁻¹ M Z X_k (K × R)
+    std::vector<double> mtilde;        ///< M̃ = [x̂_kᵀ H x̂_l] of the projection's QP (K × K)
+    std::vector<double> scores;        ///< z0_k = u_kᵀx
+    std::vector<double> norms;         ///< ‖X_k‖²
+    std::vector<double> lambda;        ///< the projection's multipliers λ'
+    std::vector<double> dscores;       ///< ∂ℓ/∂p_k
+    std::vector<double> ucoef;         ///< ū's coefficient of each X_k
+    std::vector<double> zgrad;         ///< Z g
+    std::vector<index_t> ghat_index;   ///< ĝ's local indices (sparse examples)
+  };
 
   SketchedNewtonOptions options_;
   std::unique_ptr<Sketch> sketch_;
@@ -139,22 +168,14 @@ class SketchedNewton final : public Learner {
   // ū, d_p·K: zero pages until a feature is touched; with a sketch that defers folds, u = ū + (the
   // sketch's deferred folds) + Zᵀc, and a step settles its example's features first (Sketch::settle).
   PageBuffer ubar_;
-  PageBuffer ghat_;  // ĝ's local values (up to d_p·K; a sparse row's use its first pages only)
-  std::vector<double> c_, factor_, zg_, solve_;
+  std::vector<double> c_;                   // c: u = ū + Zᵀc (R_z)
+  std::vector<double> factor_;              // L (or Y when α = 0), R × R
   std::vector<double> diag_;                // diag_rescale: D (d_p·K entries, like the weights)
-  mutable std::vector<double> rescaled_;    // diag_rescale: x̃'s local values
-  std::vector<double> factor_columns_;      // factor_all's work space: L by columns
   SymmetricEigen eigen_{1};                 // α = 0: BBᵀ = UΛUᵀ
   index_t classes_ = 1;                     // K
   std::unique_ptr<detail::BoxProjection> box_;  // K > 1: the projection's QP
   std::vector<index_t> dense_class_index_;  // K > 1: j·K + k, class-major, for dense examples
-  mutable std::vector<index_t> class_index_;    // K > 1: a sparse example's class rows' indices
-  mutable std::vector<double> class_value_;     // K > 1, diag_rescale: the class rows' values
-  mutable std::vector<double> zxk_, xhat_, mtilde_, scores_, norms_, lambda_;  // K > 1
-  std::vector<double> dscores_, ucoef_, zgrad_;  // K > 1: ∂ℓ/∂p, ū's coefficient per class, Z g
-  std::vector<index_t> ghat_index_;         // K > 1: ĝ's local indices (sparse examples)
-  mutable std::vector<double> reduce_, zx_, hx_, scratch_;
-  mutable std::vector<double> pinv_scratch_;  // α = 0: forward's and backward's product
+  mutable Workspace work_;
 };
 
 }  // namespace adasketch
