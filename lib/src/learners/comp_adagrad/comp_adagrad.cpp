@@ -87,7 +87,7 @@ CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partiti
   for (auto* v : {&pg_, &kappa_, &rotated_, &small_}) v->assign(k, 0.0);
   system_.assign(k * k, 0.0);
   full_block_.assign(k * k, 0.0);
-  for (auto* v : {&perp_grad_, &diag_, &work_, &work2_, &work3_}) v->assign(L, 0.0);
+  for (auto* v : {&perp_grad_, &diag_, &local_[0], &local_[1], &local_[2]}) v->assign(L, 0.0);
   if (dual_averaging()) {
     sum_proj_.assign(k, 0.0);
     sum_perp_.assign(L, 0.0);

@@ -27,7 +27,7 @@ SrhtLasso::SrhtLasso(const Communicator& comm, const Srht& srht, double toleranc
     p->a.assign(k, 0.0);
     p->b.assign(k, 0.0);
   }
-  for (auto* v : {&e_, &sign_, &beta_, &work_, &work2_}) v->assign(L, 0.0);
+  for (auto* v : {&e_, &sign_, &beta_, &pi_side_, &d_side_}) v->assign(L, 0.0);
   s1_.assign(k, 0.0);
   reduce_.assign(2 * k + 3, 0.0);
   newton_.assign(3 * packed + 2 * k + 3, 0.0);
@@ -42,14 +42,14 @@ void SrhtLasso::evaluate(Point& p) {
   double local_f = 0.0, x1 = 0.0, dx1 = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) {
     const double x = p.x[j];
-    work_[j] = q.d[j] * x;
+    d_side_[j] = q.d[j] * x;
     local_f += 0.5 * e_[j] * x * x + q.u[j] * x + q.mu * std::abs(x);
     x1 += std::abs(x);
-    dx1 += std::abs(work_[j]);
+    dx1 += std::abs(d_side_[j]);
   }
   std::fill(reduce_.begin(), reduce_.end(), 0.0);
   srht_.forward(p.x, std::span<double>(reduce_).first(k));
-  srht_.forward(work_, std::span<double>(reduce_).subspan(k, k));
+  srht_.forward(d_side_, std::span<double>(reduce_).subspan(k, k));
   reduce_[2 * k] = local_f;
   reduce_[2 * k + 1] = x1;
   reduce_[2 * k + 2] = dx1;
@@ -79,8 +79,8 @@ void SrhtLasso::gradient(Point& p) {
     for (std::size_t j = 0; j < k; ++j) v += q.block[i * k + j] * p.a[j];
     s1_[i] = v;
   }
-  srht_.transpose(s1_, work_);
-  srht_.transpose(p.a, work2_);
+  srht_.transpose(s1_, pi_side_);
+  srht_.transpose(p.a, d_side_);
   // Bounds on the magnitudes of the terms summed inside Π̃ᵀs1 and Π̃ᵀa (through a and b, every entry
   // of Π̃ being ±1/√n): the round-off level of those two terms of r_j, which cancel when D is large.
   const double root_n = std::sqrt(static_cast<double>(srht_.dim()));
@@ -88,11 +88,11 @@ void SrhtLasso::gradient(Point& p) {
   const double pa_terms = static_cast<double>(k) * p.a_terms / root_n;
   omega2_ = scale2_ = floor2_ = p.face_omega2 = 0.0;
   for (std::size_t j = 0; j < sz(local_); ++j) {
-    const double x = p.x[j], ex = e_[j] * x, dpa = q.d[j] * work2_[j];
-    const double r = ex + work_[j] - dpa + q.u[j];  // (Qx + u)_j
+    const double x = p.x[j], ex = e_[j] * x, dpa = q.d[j] * d_side_[j];
+    const double r = ex + pi_side_[j] - dpa + q.u[j];  // (Qx + u)_j
     p.r[j] = r;
     const double omega = x != 0.0 ? std::abs(r + std::copysign(q.mu, x)) : std::max(std::abs(r) - q.mu, 0.0);
-    const double scale = std::abs(ex) + std::abs(work_[j]) + std::abs(dpa) + std::abs(q.u[j]) + q.mu;
+    const double scale = std::abs(ex) + std::abs(pi_side_[j]) + std::abs(dpa) + std::abs(q.u[j]) + q.mu;
     const double floor = std::abs(ex) + s1_terms + q.d[j] * pa_terms + std::abs(q.u[j]) + q.mu;
     omega2_ += omega * omega;
     scale2_ += scale * scale;
@@ -113,16 +113,16 @@ bool SrhtLasso::reduce_newton_data() {
   for (std::size_t power = 0; power < 3; ++power) {  // N_p = Π̃ diag(1_J D^p / E) Π̃ᵀ
     for (std::size_t j = 0; j < L; ++j) {
       const double d = q.d[j];
-      work_[j] = sign_[j] == 0.0 ? 0.0 : (power == 0 ? 1.0 : power == 1 ? d : d * d) / e_[j];
+      pi_side_[j] = sign_[j] == 0.0 ? 0.0 : (power == 0 ? 1.0 : power == 1 ? d : d * d) / e_[j];
     }
-    srht_.gram(work_, out.subspan(power * packed, packed));
+    srht_.gram(pi_side_, out.subspan(power * packed, packed));
   }
   for (std::size_t j = 0; j < L; ++j) {  // V_JᵀE_J⁻¹β = [Π̃(β/E); Π̃(Dβ/E)] on J
-    work_[j] = beta_[j] / e_[j];
-    work2_[j] = q.d[j] * work_[j];
+    pi_side_[j] = beta_[j] / e_[j];
+    d_side_[j] = q.d[j] * pi_side_[j];
   }
-  srht_.forward(work_, out.subspan(3 * packed, k));
-  srht_.forward(work2_, out.subspan(3 * packed + k, k));
+  srht_.forward(pi_side_, out.subspan(3 * packed, k));
+  srht_.forward(d_side_, out.subspan(3 * packed + k, k));
   out[3 * packed + 2 * k] = omega2_;
   out[3 * packed + 2 * k + 1] = scale2_;
   out[3 * packed + 2 * k + 2] = floor2_;
@@ -156,10 +156,10 @@ void SrhtLasso::newton_point(Point& to) {
     if (info != 0) throw LapackError("dgesv (CompAdaGrad ℓ1 Newton system)", info);
   }
   // x_J = E_J⁻¹(β_J − (V w)_J), V w = Π̃ᵀw₁ + D Π̃ᵀw₂.
-  srht_.transpose(std::span<const double>(rhs_).first(k), work_);
-  srht_.transpose(std::span<const double>(rhs_).subspan(k, k), work2_);
+  srht_.transpose(std::span<const double>(rhs_).first(k), pi_side_);
+  srht_.transpose(std::span<const double>(rhs_).subspan(k, k), d_side_);
   for (std::size_t j = 0; j < sz(local_); ++j)
-    to.x[j] = sign_[j] != 0.0 ? (beta_[j] - work_[j] - q.d[j] * work2_[j]) / e_[j] : 0.0;
+    to.x[j] = sign_[j] != 0.0 ? (beta_[j] - pi_side_[j] - q.d[j] * d_side_[j]) / e_[j] : 0.0;
 }
 
 bool SrhtLasso::face_step(const Point& from, Point& to) {

@@ -112,7 +112,10 @@ class SrhtLasso {
   double lipschitz_ = 0.0;  ///< 0 until the first proximal step of a solve
   double block_abs_sum_ = 0.0;  ///< Σ|K̂ + M| over the block's entries
   Point current_, kept_;
-  std::vector<double> e_, sign_, beta_, work_, work2_;  ///< local
+  std::vector<double> e_, sign_, beta_;  ///< local: E, the signs s, β
+  /// Local vectors on V = [Π̃ᵀ, DΠ̃ᵀ]'s two blocks: what Π̃ᵀ gives or Π̃ takes (pi_side_), and what is
+  /// scaled by D on the way (d_side_).
+  std::vector<double> pi_side_, d_side_;
   std::vector<double> s1_, reduce_, newton_, system_, rhs_;
   std::array<double, 2> face_sums_{};
   std::vector<int> pivots_;

@@ -128,27 +128,31 @@ void CompAdaGrad::l2_step(std::span<const double> proj, std::span<const double> 
   }
   // x⊥ ← B(y − Π̃ᵀν), y = −ηq + Dx⊥, B = (D + λI)⁻¹, ν = (Π̃BΠ̃ᵀ)⁻¹Π̃By (eq. (14), (15): the vector
   // there, −P⊥g + DP⊥x_t − DBy − λBy + y, is y since (D + λ)B = I).
+  std::vector<double>& B = local_[0];
+  std::vector<double>& y = local_[1];
+  std::vector<double>& By = local_[2];  // By, then Π̃ᵀν
   for (std::size_t j = 0; j < perp_.size(); ++j) {
-    work_[j] = 1.0 / (diag_[j] + lam);                                            // B
-    work2_[j] = -eta * perp[j] + (from_current ? diag_[j] * perp_[j] : 0.0);  // y
-    work3_[j] = work_[j] * work2_[j];                                             // By
+    B[j] = 1.0 / (diag_[j] + lam);
+    y[j] = -eta * perp[j] + (from_current ? diag_[j] * perp_[j] : 0.0);
+    By[j] = B[j] * y[j];
   }
   if (k == 0) {  // P⊥ = I: the diagonal step
-    std::copy(work3_.begin(), work3_.end(), perp_.begin());
+    std::copy(By.begin(), By.end(), perp_.begin());
     return;
   }
   const std::size_t packed = k * (k + 1) / 2;
   std::fill(second_.begin(), second_.end(), 0.0);
-  srht_->gram(work_, std::span<double>(second_).first(packed));
-  srht_->forward(work3_, std::span<double>(second_).subspan(packed, k));
+  srht_->gram(B, std::span<double>(second_).first(packed));
+  srht_->forward(By, std::span<double>(second_).subspan(packed, k));
   comm().allreduce_sum(second_);  // the step's second Allreduce: Π̃BΠ̃ᵀ and Π̃By
   unpack_symmetric(second_, k_, system_);
   std::copy_n(second_.begin() + static_cast<std::ptrdiff_t>(packed), k, small_.begin());
   const lapack_int info = LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', static_cast<lapack_int>(k), 1, system_.data(),
                                              static_cast<lapack_int>(k), small_.data(), static_cast<lapack_int>(k));
   if (info != 0) throw LapackError("dposv (CompAdaGrad Π̃BΠ̃ᵀν = Π̃By)", info);
-  srht_->transpose(small_, work3_);  // Π̃ᵀν
-  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = work_[j] * (work2_[j] - work3_[j]);
+  std::vector<double>& pt_nu = By;
+  srht_->transpose(small_, pt_nu);  // Π̃ᵀν
+  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = B[j] * (y[j] - pt_nu[j]);
 }
 
 // The ℓ1 step (§4.2): min_x ½xᵀQx + uᵀx + μ‖x‖₁ with Q = A + λI, u = η(Π̃ᵀp + q) − Ax₀,
@@ -157,21 +161,25 @@ void CompAdaGrad::l1_step(std::span<const double> proj, std::span<const double> 
                           bool from_current) {
   const double eta = options_.eta;
   const std::size_t k = sz(k_), packed = k * (k + 1) / 2;
+  std::vector<double>& x = local_[0];  // Dx⊥, then the LASSO's iterate x
+  std::vector<double>& pt = local_[1];  // Π̃ᵀ of a k-vector
+  std::vector<double>& u = local_[2];   // the LASSO's linear term
   double block_norm = 0.0;
   if (k > 0) {
     // M = Π̃DΠ̃ᵀ and Π̃Dx⊥ (one Allreduce).
-    for (std::size_t j = 0; j < perp_.size(); ++j) work_[j] = diag_[j] * perp_[j];
+    std::vector<double>& d_perp = x;
+    for (std::size_t j = 0; j < perp_.size(); ++j) d_perp[j] = diag_[j] * perp_[j];
     std::fill(second_.begin(), second_.end(), 0.0);
     srht_->gram(diag_, std::span<double>(second_).first(packed));
-    if (from_current) srht_->forward(work_, std::span<double>(second_).subspan(packed, k));
+    if (from_current) srht_->forward(d_perp, std::span<double>(second_).subspan(packed, k));
     comm().allreduce_sum(second_);
     unpack_symmetric(second_, k_, system_);  // M
     // full_block_ = K = U diag(κ) Uᵀ; small_ = Kc − Π̃Dx⊥ − ηp (x₀ = x_t), or −ηp (x₀ = 0).
-    const auto u = eigen_->vectors();
+    const auto U = eigen_->vectors();
     for (std::size_t r = 0; r < k; ++r)
       for (std::size_t s = 0; s <= r; ++s) {
         double v = 0.0;
-        for (std::size_t i = 0; i < k; ++i) v += u[r * k + i] * kappa_[i] * u[s * k + i];
+        for (std::size_t i = 0; i < k; ++i) v += U[r * k + i] * kappa_[i] * U[s * k + i];
         full_block_[r * k + s] = full_block_[s * k + r] = v;
       }
     for (std::size_t r = 0; r < k; ++r) {
@@ -186,15 +194,15 @@ void CompAdaGrad::l1_step(std::span<const double> proj, std::span<const double> 
     block_norm = *std::max_element(kappa_.begin(), kappa_.end());
   }
   // u = η(Π̃ᵀp + q) − Ax₀ = ηq − Π̃ᵀ(small_) − Dx⊥ (Ax_t = Π̃ᵀ(Kc − Π̃Dx⊥) + Dx⊥).
-  srht_->transpose(small_, work2_);
+  srht_->transpose(small_, pt);
   for (std::size_t j = 0; j < perp_.size(); ++j)
-    work3_[j] = eta * perp[j] - work2_[j] - (from_current ? diag_[j] * perp_[j] : 0.0);
-  srht_->transpose(coef_, work_);  // the starting point x_t = Π̃ᵀc + x⊥
-  for (std::size_t j = 0; j < perp_.size(); ++j) work_[j] += perp_[j];
-  const detail::SrhtLasso::Problem problem{system_, block_norm, diag_, lam, work3_, mu};
-  lasso_->solve(problem, work_, coef_);  // x_{t+1} and c = Π̃x_{t+1}
-  srht_->transpose(coef_, work2_);
-  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = work_[j] - work2_[j];  // x⊥ = x − Π̃ᵀc
+    u[j] = eta * perp[j] - pt[j] - (from_current ? diag_[j] * perp_[j] : 0.0);
+  srht_->transpose(coef_, x);  // the starting point x_t = Π̃ᵀc + x⊥
+  for (std::size_t j = 0; j < perp_.size(); ++j) x[j] += perp_[j];
+  const detail::SrhtLasso::Problem problem{system_, block_norm, diag_, lam, u, mu};
+  lasso_->solve(problem, x, coef_);  // x_{t+1} and c = Π̃x_{t+1}
+  srht_->transpose(coef_, pt);
+  for (std::size_t j = 0; j < perp_.size(); ++j) perp_[j] = x[j] - pt[j];  // x⊥ = x − Π̃ᵀc
 }
 
 StepResult CompAdaGrad::do_step(const LocalRow& x, double label) {

@@ -87,40 +87,40 @@ void SketchedAdaGrad::install_sketch(SketchForm form) {
   const index_t R = rows_, Rz = basis_, K = classes_;
   phi_.assign(sz(R), 0.0);
   sigma_.assign(sz(R), 0.0);
-  z_.assign(sz(R), 0.0);
-  mixed_.assign(sz(R), 0.0);
-  q_.assign(sz(Rz), 0.0);
-  projected_.assign(sz(Rz), 0.0);
+  work_.eigen_coords.assign(sz(R), 0.0);
+  work_.mv.assign(sz(R), 0.0);
+  work_.q.assign(sz(Rz), 0.0);
+  work_.projected.assign(sz(Rz), 0.0);
   lazy_.assign(sz(dp_ * K), 0.0);
   const index_t coefficient_count = sketches_gradients() ? Rz : Rz * K;
   coef_.assign(sz(coefficient_count), 0.0);
   if (dual_averaging() && prox_ != Prox::lasso) dual_.assign(sz(coefficient_count), 0.0);
   const index_t products = sketches_gradients() ? Rz * K : Rz;
   // ℓ1: Z w_t (per class for the data sketch) joins the step's Allreduce.
-  reduce_.assign(sz(products + K + 1 + (prox_ == Prox::lasso ? coefficient_count : 0)), 0.0);
+  work_.reduce.assign(sz(products + K + 1 + (prox_ == Prox::lasso ? coefficient_count : 0)), 0.0);
   scale_ = 1.0;
   if (prox_ == Prox::ridge && !dual_averaging()) {
     zw_.assign(sz(coefficient_count), 0.0);
-    work_.assign(sz(2 * Rz), 0.0);
+    work_.ridge.assign(sz(2 * Rz), 0.0);
   }
   if (prox_ == Prox::lasso) {
     if (dual_averaging()) gsum_.assign(sz(dp_ * K), 0.0);
-    target_.assign(sz(sketch_->local_dim()), 0.0);
-    column_.assign(sz(sketch_->local_dim()), 0.0);
-    mu0_.assign(sz(R), 0.0);
+    work_.target.assign(sz(sketch_->local_dim()), 0.0);
+    work_.column.assign(sz(sketch_->local_dim()), 0.0);
+    work_.mu0.assign(sz(R), 0.0);
     prox_solver_ = std::make_unique<detail::LowRankL1Prox>(*sketch_, options_.prox_tolerance);
   }
-  score_products_.assign(sz(products), 0.0);
-  scores_.assign(sz(K), 0.0);
-  dscores_.assign(sz(K), 0.0);
+  work_.score_products.assign(sz(products), 0.0);
+  work_.scores.assign(sz(K), 0.0);
+  work_.dscores.assign(sz(K), 0.0);
   if (sketches_gradients()) {
-    g_values_.assign(sz(dp_ * K), 0.0);
-    g_indices_.assign(sz(dp_ * K), 0);
+    work_.g_values.assign(sz(dp_ * K), 0.0);
+    work_.g_indices.assign(sz(dp_ * K), 0);
     if (K > 1) {
       class_indices_.resize(sz(dp_ * K));
       for (index_t k = 0; k < K; ++k)
         for (index_t j = 0; j < dp_; ++j) class_indices_[sz(k * dp_ + j)] = class_entry(j, k, K);
-      sparse_class_indices_.assign(sz(dp_), 0);
+      work_.sparse_class_indices.assign(sz(dp_), 0);
     }
   }
 }
@@ -152,8 +152,7 @@ LearnerSpec SketchedAdaGrad::spec() const {
   return s;
 }
 
-// Everything else (phi_, sigma_, z_, q_, projected_, the eigenpairs, the gradient row, the ℓ1
-// prox's scratch) is rewritten in each step before it is read.
+// Everything else (phi_, sigma_, the eigenpairs, work_) is rewritten in each step before it is read.
 void SketchedAdaGrad::add_state_fields(StateFields& fields) {
   fields.block("ada.lazy", partition(), comm().rank(), classes_, lazy_);
   fields.array("ada.coef", coef_);
@@ -176,8 +175,8 @@ LocalRow SketchedAdaGrad::gradient_row(const LocalRow& x, index_t k) const {
   if (x.is_dense())
     return LocalRow::sparse(std::span<const index_t>(class_indices_).subspan(sz(k * dp_), sz(dp_)), x.values());
   const auto xi = x.indices();
-  for (std::size_t n = 0; n < xi.size(); ++n) sparse_class_indices_[n] = class_entry(xi[n], k, K);
-  return LocalRow::sparse(std::span<const index_t>(sparse_class_indices_).first(xi.size()), x.values());
+  for (std::size_t n = 0; n < xi.size(); ++n) work_.sparse_class_indices[n] = class_entry(xi[n], k, K);
+  return LocalRow::sparse(std::span<const index_t>(work_.sparse_class_indices).first(xi.size()), x.values());
 }
 
 void SketchedAdaGrad::prefetch(const LocalRow& x) const noexcept {
@@ -207,14 +206,14 @@ void SketchedAdaGrad::add_local_lazy_dots(const LocalRow& x, std::span<double> o
 void SketchedAdaGrad::add_local_scores(const LocalRow& x, std::span<double> out) const {
   check_row(x);
   const index_t R = basis_, K = classes_;
-  std::fill(score_products_.begin(), score_products_.end(), 0.0);
-  add_local_products(x, score_products_);
+  std::fill(work_.score_products.begin(), work_.score_products.end(), 0.0);
+  add_local_products(x, work_.score_products);
   add_local_lazy_dots(x, out);
   if (sketches_gradients())  // the folds the sketch deferred on x's entries (a step settles them first)
     for (index_t k = 0; k < K; ++k) out[sz(k)] += sketch_->local_deferred_dot(gradient_row(x, k));
   // The local part of cᵀZ(x ⊗ e_k) (or C_kᵀZx) is cᵀ(Z_p(x_p ⊗ e_k)): it sums over ranks.
   for (index_t k = 0; k < K; ++k) {
-    const double* prod = score_products_.data() + (sketches_gradients() ? k * R : 0);
+    const double* prod = work_.score_products.data() + (sketches_gradients() ? k * R : 0);
     const double* c = coef_.data() + (sketches_gradients() ? 0 : k * R);
     double s = 0.0;
     for (index_t i = 0; i < R; ++i) s += c[i] * prod[i];
@@ -300,25 +299,25 @@ void SketchedAdaGrad::factor_gram(double delta) {
 
 void SketchedAdaGrad::apply_p(std::span<const double> v, std::span<double> out) {
   const index_t R = rows_;
-  sketch_->mix(v, mixed_);  // B-space: M v
+  sketch_->mix(v, work_.mv);  // B-space: M v
   if (diagonal_) {
-    for (index_t r = 0; r < R; ++r) mixed_[sz(r)] *= phi_[sz(r)];
+    for (index_t r = 0; r < R; ++r) work_.mv[sz(r)] *= phi_[sz(r)];
   } else {
     const auto u = eigen_.vectors();  // row-major R×R, eigenvector i in column i
     // z = φ ∘ Uᵀ(M v) on the kept eigenpairs, then M v ← U z.
     for (index_t i = 0; i < rank_; ++i) {
       double z = 0.0;
-      for (index_t r = 0; r < R; ++r) z += u[sz(r * R + i)] * mixed_[sz(r)];
-      z_[sz(i)] = phi_[sz(i)] * z;
+      for (index_t r = 0; r < R; ++r) z += u[sz(r * R + i)] * work_.mv[sz(r)];
+      work_.eigen_coords[sz(i)] = phi_[sz(i)] * z;
     }
     for (index_t r = 0; r < R; ++r) {
       double acc = 0.0;
       const double* ur = u.data() + r * R;
-      for (index_t i = 0; i < rank_; ++i) acc += ur[i] * z_[sz(i)];
-      mixed_[sz(r)] = acc;
+      for (index_t i = 0; i < rank_; ++i) acc += ur[i] * work_.eigen_coords[sz(i)];
+      work_.mv[sz(r)] = acc;
     }
   }
-  sketch_->mix_transpose(mixed_, out);
+  sketch_->mix_transpose(work_.mv, out);
 }
 
 std::unique_ptr<Learner> make_sketched_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {

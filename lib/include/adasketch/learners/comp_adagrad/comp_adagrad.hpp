@@ -6,6 +6,7 @@
 /// A_t = Π̃ᵀK_tΠ̃ + τP⊥D_tP⊥, with φ(x) = λ₁‖x‖₁ + λ₂/2‖x‖² (eq. (2)). The update, the two placements
 /// of δ, the padding to a power of two, the ℓ2 and ℓ1 steps and their cost, dual averaging:
 /// docs/design.md §2, "CompAdaGrad".
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
@@ -93,7 +94,10 @@ class CompAdaGrad final : public Learner {
   std::vector<double> scores_, dscores_;
   std::vector<double> pg_, kappa_, rotated_, small_;  ///< k: Π̃g, eigenvalues of K, …
   std::vector<double> system_, full_block_;           ///< k × k
-  std::vector<double> perp_grad_, diag_, work_, work2_, work3_;  ///< local: P⊥g, τD_t, …
+  std::vector<double> perp_grad_, diag_;  ///< local: P⊥g, τD_t
+  /// Three local buffers, which each step names for what they hold (B, y, By in the ℓ2 step; x, Π̃ᵀv, u
+  /// in the ℓ1 step).
+  std::array<std::vector<double>, 3> local_;
   mutable std::vector<double> products_;          ///< add_local_scores' Π̃(a ⊗ e_κ)
   mutable std::vector<double> class_row_;         ///< dense x, K > 1: a ⊗ e_κ
   mutable std::vector<index_t> class_indices_;    ///< sparse x, K > 1: local indices j·K + κ

@@ -120,29 +120,41 @@ class SketchedAdaGrad final : public Learner {
   index_t rank_ = 0;     ///< eigenpairs kept by the last factor_gram()
   bool form_resolved_ = false;  ///< false until an automatic form is chosen (first step)
   bool diagonal_ = false;  ///< the last Gram was diagonal: phi_[r] belongs to row r, no eigenvectors
-  std::vector<double> phi_, z_, mixed_;  ///< P's weights (R), scratch (R), B-space scratch (R)
-  std::vector<double> q_, projected_;    ///< MᵀP(Mv), Z·g (or Z·x), R_z entries
+  std::vector<double> phi_;  ///< P's weights (R)
   /// w̄ (d_p × K, feature-major); dual averaging: −(η/δ)ḡ. With a gradient sketch that defers folds,
   /// w = s(w̄ + the sketch's deferred folds + Zᵀc), and a step settles its example's entries first.
   std::vector<double> lazy_;
   std::vector<double> coef_;      ///< c (R), or C class-major (K × R) for the data sketch
   std::vector<double> dual_;      ///< dual averaging: Zw̄ (R_z), or ZW̄ class-major (K × R_z)
-  std::vector<double> reduce_;    ///< the step's Allreduce buffer
-  std::vector<double> scores_, dscores_;
-  std::vector<double> g_values_;  ///< the gradient x ⊗ ∂ℓ/∂p as a local row (dense or sparse)
-  std::vector<index_t> g_indices_;
   std::vector<index_t> class_indices_;  ///< K > 1, gradient sketch: class-major j·K + k for a dense x
-  mutable std::vector<index_t> sparse_class_indices_;  ///< K > 1: x's local indices mapped to j·K + k
-  mutable std::vector<double> score_products_;         ///< add_local_scores' local products
   // Composite regularization.
   Prox prox_ = Prox::none;
   std::vector<double> sigma_;     ///< σ_i of the last factor_gram (by row when diagonal_, 0: dropped)
   double scale_ = 1.0;            ///< ridge mirror descent: s of w = s(w̄ + Zᵀc)
   std::vector<double> zw_;        ///< ridge mirror descent: Zw (R_z), or ZW class-major (K × R_z)
   std::vector<double> gsum_;      ///< lasso dual averaging: ḡ (d_p × K, feature-major)
-  std::vector<double> work_;      ///< ridge mirror descent scratch: v and Kq (2·R_z)
-  std::vector<double> target_, column_, mu0_;  ///< lasso scratch: b − Cᵀμ₀ part, a weight column, μ₀
   std::unique_ptr<detail::LowRankL1Prox> prox_solver_;
+
+  /// The per-example buffers: each step (and add_local_scores) rewrites them before reading them;
+  /// none is state.
+  struct Workspace {
+    std::vector<double> reduce;         ///< the step's Allreduce buffer
+    std::vector<double> mv;             ///< M v in B-space (R)
+    std::vector<double> eigen_coords;   ///< ΦUᵀ(Mv): P's eigen-coordinates of M v (R)
+    std::vector<double> q;              ///< MᵀP(Mv) (R_z)
+    std::vector<double> projected;      ///< Z·g (or Z·x) (R_z)
+    std::vector<double> scores;         ///< p_k
+    std::vector<double> dscores;        ///< ∂ℓ/∂p_k
+    std::vector<double> g_values;       ///< the gradient x ⊗ ∂ℓ/∂p as a local row (dense or sparse)
+    std::vector<index_t> g_indices;     ///< its local indices (sparse)
+    std::vector<index_t> sparse_class_indices;  ///< K > 1: x's local indices mapped to j·K + k
+    std::vector<double> score_products;  ///< add_local_scores' local products
+    std::vector<double> ridge;          ///< ridge mirror descent: v and Kq (2·R_z)
+    std::vector<double> target;         ///< lasso: the b − Cᵀμ₀ part
+    std::vector<double> column;         ///< lasso: a weight column
+    std::vector<double> mu0;            ///< lasso: μ₀
+  };
+  mutable Workspace work_;
 };
 
 }  // namespace adasketch
