@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "../enum_names.hpp"
 #include "adasketch/error.hpp"
 
 namespace adasketch {
@@ -72,14 +73,13 @@ const StateFields::Field& StateFields::field(const std::string& name) const {
 }
 
 std::string to_string(StateFields::Kind kind) {
-  switch (kind) {
-    case StateFields::Kind::integer: return "integer";
-    case StateFields::Kind::flag: return "flag";
-    case StateFields::Kind::real: return "real";
-    case StateFields::Kind::array: return "array";
-    case StateFields::Kind::block: return "block";
-  }
-  return "unknown";
+  using Kind = StateFields::Kind;
+  static constexpr detail::EnumNames<Kind, 5> kNames{{{Kind::integer, "integer"},
+                                                      {Kind::flag, "flag"},
+                                                      {Kind::real, "real"},
+                                                      {Kind::array, "array"},
+                                                      {Kind::block, "block"}}};
+  return detail::name_of(kNames, kind);
 }
 
 }  // namespace adasketch

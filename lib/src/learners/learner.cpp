@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../enum_names.hpp"
 #include "adasketch/error.hpp"
 
 namespace adasketch {
@@ -19,20 +20,16 @@ namespace {
 constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);  // std::vector<double>'s limit
 }  // namespace
 
-std::string to_string(EtaSchedule schedule) {
-  switch (schedule) {
-    case EtaSchedule::constant: return "constant";
-    case EtaSchedule::inv_t: return "inv-t";
-    case EtaSchedule::inv_sqrt_t: return "inv-sqrt-t";
-  }
-  return "?";
-}
+namespace {
+constexpr detail::EnumNames<EtaSchedule, 3> kScheduleNames{
+    {{EtaSchedule::constant, "constant"}, {EtaSchedule::inv_t, "inv-t"}, {EtaSchedule::inv_sqrt_t, "inv-sqrt-t"}}};
+}  // namespace
+
+std::string to_string(EtaSchedule schedule) { return detail::name_of(kScheduleNames, schedule); }
 
 template <>
 EtaSchedule from_string<EtaSchedule>(std::string_view text) {
-  for (const EtaSchedule schedule : {EtaSchedule::constant, EtaSchedule::inv_t, EtaSchedule::inv_sqrt_t})
-    if (text == to_string(schedule)) return schedule;
-  throw InvalidArgument("unknown eta schedule '" + std::string(text) + "' (expected constant, inv-t or inv-sqrt-t)");
+  return detail::value_named(kScheduleNames, text, "eta schedule");
 }
 
 std::string hyperparameter_text(double value) { return number_text(value); }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "../enum_names.hpp"
 #include "adasketch/error.hpp"
 
 namespace adasketch {
@@ -36,25 +37,20 @@ double log_sum_exp(std::span<const double> p) {
 
 }  // namespace
 
-std::string to_string(LossKind kind) {
-  switch (kind) {
-    case LossKind::squared: return "squared";
-    case LossKind::absolute: return "absolute";
-    case LossKind::logistic: return "logistic";
-    case LossKind::hinge: return "hinge";
-    case LossKind::squared_hinge: return "squared-hinge";
-    case LossKind::softmax: return "softmax";
-  }
-  return "?";
-}
+namespace {
+constexpr detail::EnumNames<LossKind, 6> kLossNames{{{LossKind::squared, "squared"},
+                                                     {LossKind::absolute, "absolute"},
+                                                     {LossKind::logistic, "logistic"},
+                                                     {LossKind::hinge, "hinge"},
+                                                     {LossKind::squared_hinge, "squared-hinge"},
+                                                     {LossKind::softmax, "softmax"}}};
+}  // namespace
+
+std::string to_string(LossKind kind) { return detail::name_of(kLossNames, kind); }
 
 template <>
 LossKind from_string<LossKind>(std::string_view text) {
-  for (const LossKind kind : {LossKind::squared, LossKind::absolute, LossKind::logistic, LossKind::hinge,
-                              LossKind::squared_hinge, LossKind::softmax})
-    if (text == to_string(kind)) return kind;
-  throw InvalidArgument("unknown loss '" + std::string(text) +
-                        "' (expected squared, absolute, logistic, hinge, squared-hinge or softmax)");
+  return detail::value_named(kLossNames, text, "loss");
 }
 
 Loss::Loss(LossKind kind, int classes) : kind_(kind), outputs_(1) {

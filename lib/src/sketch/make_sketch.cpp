@@ -1,5 +1,6 @@
 #include "adasketch/sketch/make_sketch.hpp"
 
+#include "../enum_names.hpp"
 #include "adasketch/error.hpp"
 #include "adasketch/sketch/frequent_directions.hpp"
 #include "adasketch/sketch/oja_sketch.hpp"
@@ -7,24 +8,20 @@
 
 namespace adasketch {
 
-std::string to_string(SketchKind kind) {
-  switch (kind) {
-    case SketchKind::fd: return "fd";
-    case SketchKind::fast_fd: return "fast-fd";
-    case SketchKind::rfd: return "rfd";
-    case SketchKind::fast_rfd: return "fast-rfd";
-    case SketchKind::rp: return "rp";
-    case SketchKind::oja: return "oja";
-  }
-  return "?";
-}
+namespace {
+constexpr detail::EnumNames<SketchKind, 6> kSketchNames{{{SketchKind::fd, "fd"},
+                                                         {SketchKind::fast_fd, "fast-fd"},
+                                                         {SketchKind::rfd, "rfd"},
+                                                         {SketchKind::fast_rfd, "fast-rfd"},
+                                                         {SketchKind::rp, "rp"},
+                                                         {SketchKind::oja, "oja"}}};
+}  // namespace
+
+std::string to_string(SketchKind kind) { return detail::name_of(kSketchNames, kind); }
 
 template <>
 SketchKind from_string<SketchKind>(std::string_view text) {
-  for (const SketchKind kind :
-       {SketchKind::fd, SketchKind::fast_fd, SketchKind::rfd, SketchKind::fast_rfd, SketchKind::rp, SketchKind::oja})
-    if (text == to_string(kind)) return kind;
-  throw InvalidArgument("unknown method '" + std::string(text) + "' (expected fd, fast-fd, rfd, fast-rfd, rp or oja)");
+  return detail::value_named(kSketchNames, text, "method");
 }
 
 std::unique_ptr<Sketch> make_sketch(const Communicator& comm, index_t dim, const SketchSpec& spec) {

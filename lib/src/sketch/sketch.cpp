@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "../enum_names.hpp"
 #include "adasketch/error.hpp"
 #include "prefetch_row.hpp"
 #include "touched_set.hpp"
@@ -34,29 +35,24 @@ void add_touched_gram(const detail::TouchedSet& touched, const double* z, index_
 
 }  // namespace
 
-std::string to_string(SketchForm form) { return form == SketchForm::dense ? "dense" : "sparse"; }
+namespace {
+constexpr detail::EnumNames<SketchForm, 2> kFormNames{{{SketchForm::dense, "dense"}, {SketchForm::sparse, "sparse"}}};
+constexpr detail::EnumNames<FormChoice, 3> kChoiceNames{
+    {{FormChoice::automatic, "auto"}, {FormChoice::dense, "dense"}, {FormChoice::sparse, "sparse"}}};
+}  // namespace
+
+std::string to_string(SketchForm form) { return detail::name_of(kFormNames, form); }
 
 template <>
 SketchForm from_string<SketchForm>(std::string_view text) {
-  for (const SketchForm form : {SketchForm::dense, SketchForm::sparse})
-    if (text == to_string(form)) return form;
-  throw InvalidArgument("unknown sketch form '" + std::string(text) + "' (expected dense or sparse)");
+  return detail::value_named(kFormNames, text, "sketch form");
 }
 
-std::string to_string(FormChoice choice) {
-  switch (choice) {
-    case FormChoice::automatic: return "auto";
-    case FormChoice::dense: return "dense";
-    case FormChoice::sparse: return "sparse";
-  }
-  return "auto";
-}
+std::string to_string(FormChoice choice) { return detail::name_of(kChoiceNames, choice); }
 
 template <>
 FormChoice from_string<FormChoice>(std::string_view text) {
-  for (const FormChoice choice : {FormChoice::automatic, FormChoice::dense, FormChoice::sparse})
-    if (text == to_string(choice)) return choice;
-  throw InvalidArgument("unknown form '" + std::string(text) + "' (expected auto, dense or sparse)");
+  return detail::value_named(kChoiceNames, text, "form");
 }
 
 Sketch::Sketch(const Communicator& comm, const BlockPartition& partition, index_t ell, index_t rows,
