@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -109,27 +110,9 @@ TEST(LearnerApi, OneSetOfDefaults) {
   }
 }
 
-// Every algorithm given every hyperparameter away from its default: its spec() reports back the
-// ones its family reads (listed here from the papers' algorithms, not from the table's readers
-// column) and the defaults for the rest, so that the table's rows reach each family and come back.
-TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
-  const Communicator comm = world();
-  LearnerSpec given;
-  given.loss = LossKind::squared;
-  given.ell = 7;
-  given.eta = 0.25;
-  given.delta = 0.5;
-  given.alpha0 = 2.0;
-  given.C = 3.0;
-  given.sigma = 0.01;
-  given.eta_schedule = EtaSchedule::inv_t;
-  given.seed = 99;
-  given.form = FormChoice::dense;
-  given.lambda1 = 1e-3;
-  given.lambda2 = 2e-3;
-  given.tau = 0.5;
-  given.diag_rescale = true;
-  given.grid_rows = 1;
+// The hyperparameters each algorithm reads, from the papers' algorithms (not from the table's readers
+// column).
+std::vector<std::pair<std::string, std::vector<std::string>>> hyperparameters_read() {
   const std::vector<std::string> adagrad{"eta", "delta", "lambda1", "lambda2"};
   const std::vector<std::string> son{"ell", "alpha0", "C", "sigma", "eta", "eta_schedule", "form", "diag_rescale"};
   const auto plus = [](std::vector<std::string> v, std::initializer_list<const char*> more) {
@@ -153,6 +136,31 @@ TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
     reads.push_back({"ada-full", {"eta", "delta", "grid_rows"}});
     reads.push_back({"full-on", {"alpha0", "C", "sigma", "eta", "eta_schedule", "diag_rescale", "grid_rows"}});
   }
+  return reads;
+}
+
+// Every algorithm given every hyperparameter away from its default: its spec() reports back the
+// ones its family reads (listed here from the papers' algorithms, not from the table's readers
+// column) and the defaults for the rest, so that the table's rows reach each family and come back.
+TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
+  const Communicator comm = world();
+  LearnerSpec given;
+  given.loss = LossKind::squared;
+  given.ell = 7;
+  given.eta = 0.25;
+  given.delta = 0.5;
+  given.alpha0 = 2.0;
+  given.C = 3.0;
+  given.sigma = 0.01;
+  given.eta_schedule = EtaSchedule::inv_t;
+  given.seed = 99;
+  given.form = FormChoice::dense;
+  given.lambda1 = 1e-3;
+  given.lambda2 = 2e-3;
+  given.tau = 0.5;
+  given.diag_rescale = true;
+  given.grid_rows = 1;
+  const auto reads = hyperparameters_read();
   for (const auto& [algorithm, members] : reads) {
     LearnerSpec spec = given;
     spec.algorithm = algorithm;
@@ -171,6 +179,35 @@ TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
     for (const auto& d : spec_differences(reported, expected))
       ADD_FAILURE() << algorithm << ": " << d.field << " is " << d.saved << ", expected " << d.given;
     EXPECT_EQ(reported.grid_rows, expected.grid_rows) << algorithm;  // (spec_differences skips the layout)
+  }
+}
+
+// A value outside a hyperparameter's range is refused by every learner that reads it, in one message
+// naming the hyperparameter and the value.
+TEST(LearnerApi, EachFamilyRefusesValuesOutsideTheRanges) {
+  const Communicator comm = world();
+  const std::map<std::string, std::string> outside{{"ell", "-1"},     {"eta", "-0.5"},    {"delta", "1e-310"},
+                                                   {"alpha0", "-1"},  {"C", "0"},         {"sigma", "-0.25"},
+                                                   {"lambda1", "-1"}, {"lambda2", "-1"},  {"tau", "-1"},
+                                                   {"oja_gamma", "1.5"}, {"grid_rows", "-1"}};
+  for (const auto& [algorithm, members] : hyperparameters_read()) {
+    for (const std::string& member : members) {
+      const auto value = outside.find(member);
+      if (value == outside.end()) continue;  // an enum or a switch: no value outside
+      LearnerSpec spec;
+      spec.algorithm = algorithm;
+      spec.loss = LossKind::squared;
+      set_hyperparameter(spec, member, value->second);
+      if (member == "oja_gamma") spec.ell = 1;
+      try {
+        make_learner(comm, 6, spec);
+        ADD_FAILURE() << algorithm << " took " << member << " = " << value->second;
+      } catch (const InvalidArgument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(member), std::string::npos) << algorithm << ": " << what;
+        EXPECT_NE(what.find(value->second), std::string::npos) << algorithm << ": " << what;
+      }
+    }
   }
 }
 

@@ -1,6 +1,11 @@
 #pragma once
 // Between LearnerSpec and a family's options struct: the hyperparameter table's rows that the struct
-// has as fields (its ADASKETCH_OPTIONS_FIELDS), copied one way in make_learner and the other in spec().
+// has as fields (its ADASKETCH_OPTIONS_FIELDS), copied one way in make_learner and the other in spec(),
+// and checked against the table's ranges by the family's constructor.
+#include <string>
+#include <string_view>
+
+#include "adasketch/error.hpp"
 #include "adasketch/learners/learner.hpp"
 
 namespace adasketch::detail {
@@ -28,6 +33,20 @@ LearnerSpec spec_from_options(const Learner& learner, const Options& options) {
   ADASKETCH_HYPERPARAMETERS(ADASKETCH_TO_SPEC)
 #undef ADASKETCH_TO_SPEC
   return spec;
+}
+
+/// Checks every table field `options` has against its row's range. Throws InvalidArgument
+/// "WHO: member must be RANGE, got VALUE" for the first one outside it.
+template <class Options>
+void check_hyperparameters(const Options& options, std::string_view who) {
+#define ADASKETCH_CHECK_RANGE(kind, type, member, option, value, role, readers, value_name, range, ...)              \
+  if constexpr (requires { options.member; })                                                                        \
+    if (!in_range(HyperparameterRange::range, options.member))                                                       \
+      throw InvalidArgument(std::string(who) + ": " #member " must be " +                                           \
+                            std::string(range_text(HyperparameterRange::range)) + ", got " +                         \
+                            hyperparameter_text(options.member));
+  ADASKETCH_HYPERPARAMETERS(ADASKETCH_CHECK_RANGE)
+#undef ADASKETCH_CHECK_RANGE
 }
 
 }  // namespace adasketch::detail

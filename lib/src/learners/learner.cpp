@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,6 +31,38 @@ std::string to_string(EtaSchedule schedule) { return detail::name_of(kScheduleNa
 template <>
 EtaSchedule from_string<EtaSchedule>(std::string_view text) {
   return detail::value_named(kScheduleNames, text, "eta schedule");
+}
+
+std::string_view range_text(HyperparameterRange range) noexcept {
+  switch (range) {
+    case HyperparameterRange::any: break;
+    case HyperparameterRange::non_negative: return ">= 0";
+    case HyperparameterRange::positive: return "> 0";
+    case HyperparameterRange::normal_positive: return "finite and at least 2.2e-308 (a positive normal number)";
+    case HyperparameterRange::unit_interval: return "in (0, 1]";
+  }
+  return "any value";
+}
+
+bool in_range(HyperparameterRange range, double value) noexcept {
+  switch (range) {
+    case HyperparameterRange::any: break;
+    case HyperparameterRange::non_negative: return std::isfinite(value) && value >= 0.0;
+    case HyperparameterRange::positive: return value > 0.0;  // +∞ allowed, NaN refused
+    case HyperparameterRange::normal_positive: return std::isfinite(value) && value >= std::numeric_limits<double>::min();
+    case HyperparameterRange::unit_interval: return value > 0.0 && value <= 1.0;
+  }
+  return true;
+}
+bool in_range(HyperparameterRange range, std::int64_t value) noexcept {
+  return range == HyperparameterRange::any || in_range(range, static_cast<double>(value));
+}
+bool in_range(HyperparameterRange range, int value) noexcept { return in_range(range, std::int64_t{value}); }
+bool in_range(HyperparameterRange range, std::uint64_t value) noexcept {
+  return range == HyperparameterRange::any || in_range(range, static_cast<double>(value));
+}
+bool in_range(HyperparameterRange range, const std::vector<double>& values) noexcept {
+  return std::all_of(values.begin(), values.end(), [&](double v) { return in_range(range, v); });
 }
 
 std::string hyperparameter_text(double value) { return number_text(value); }

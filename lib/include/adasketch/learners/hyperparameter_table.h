@@ -25,7 +25,9 @@
  *   O FullNewtonOptions, and _ where that family does not read it (hyperparameters.hpp,
  *   ADASKETCH_OPTIONS_FIELDS)
  * - value_name: the placeholder of --help
- * - range: the values the learners accept
+ * - range: the values every learner that reads it accepts (HyperparameterRange: any, non_negative,
+ *   positive, normal_positive, unit_interval; a list's each value), checked by the families, which may
+ *   ask for more (e.g. eta > 0 for the AdaGrad learners)
  * - symbol: its symbol in the papers
  * - help: one line of what it does, and which learners read it
  *
@@ -34,38 +36,38 @@
  * a field (LearnerSpec, adasketch_spec), a call (for_each_hyperparameter). */
 #define ADASKETCH_HYPERPARAMETERS(X)                                                                                    \
   X(number, int64_t, ell, "ell", 10, learner, (_, A, N, C, _, _),                                                       \
-    "N", ">= 0", "ℓ (τ in the AdaGrad papers, m in SON)",                                                               \
+    "N", non_negative, "ℓ (τ in the AdaGrad papers, m in SON)",                                                         \
     "sketch size ℓ (sketched learners; comp-adagrad: the SRHT's k; 0: no sketch, for the SON variants plain ONS "       \
     "with α and for comp-adagrad the diagonal block alone)")                                                            \
-  X(number, double, eta, "eta", 0.1, learner, (D, A, N, C, F, O), "ETA", "> 0 (AdaGrad), >= 0 (SON)", "η",              \
+  X(number, double, eta, "eta", 0.1, learner, (D, A, N, C, F, O), "ETA", non_negative, "η",                             \
     "AdaGrad step size η; SON: scale of the η_t schedule")                                                              \
-  X(number, double, delta, "delta", 1.0, learner, (D, A, _, C, F, _), "DELTA", "> 0", "δ (σ in the ADA-GP/DP paper)",   \
+  X(number, double, delta, "delta", 1.0, learner, (D, A, _, C, F, _), "DELTA", normal_positive, "δ (σ in the ADA-GP/DP paper)", \
     "AdaGrad δ (σ in the ADA-GP/DP paper)")                                                                             \
   X(number, double, alpha0, "alpha0", 1.0, learner, (_, _, N, _, _, O),                                                 \
-    "A", "> 0 (0: pseudo-inverse for fd, fast-fd, rp)", "α, α₀",                                                        \
+    "A", non_negative, "α, α₀",                                                                                         \
     "SON α; RFD-SON α₀")                                                                                                \
   X(number, double, C, "C", 1.0, learner, (_, _, N, _, _, O),                                                           \
-    "C", "> 0", "C", "SON projection radius: K_t = {w : |wᵀx_t| ≤ C}")                                                  \
+    "C", positive, "C", "SON projection radius: K_t = {w : |wᵀx_t| ≤ C}")                                               \
   X(number, double, sigma, "sigma", 0.0, learner, (_, _, N, _, _, O),                                                   \
-    "SIGMA", ">= 0", "σ", "SON curvature σ_t (constant)")                                                               \
+    "SIGMA", non_negative, "σ", "SON curvature σ_t (constant)")                                                         \
   X(choice, EtaSchedule, eta_schedule, "eta-schedule", EtaSchedule::constant, learner, (_, _, N, _, _, O), "S",         \
-    "constant, inv-t, inv-sqrt-t", "η_t", "SON η_t: constant (η), inv-t (η/t) or inv-sqrt-t (η/√t)")                    \
-  X(number, uint64_t, seed, "seed", 1, learner, (_, A, N, C, _, _), "S", "any", "", "random seed of the rp sketch")     \
+    any, "η_t", "SON η_t: constant (η), inv-t (η/t) or inv-sqrt-t (η/√t)")                                              \
+  X(number, uint64_t, seed, "seed", 1, learner, (_, A, N, C, _, _), "S", any, "", "random seed of the rp sketch")       \
   X(choice, FormChoice, form, "form", FormChoice::automatic, learner, (_, A, N, _, _, _),                               \
-    "F", "auto, dense, sparse", "",                                                                                     \
+    "F", any, "",                                                                                                       \
     "sketch form: auto (sparse for LIBSVM data), dense, or sparse (time per sparse example independent of d)")          \
-  X(number, double, lambda1, "lambda1", 0.0, learner, (D, A, _, C, _, _), "L1", ">= 0", "λ₁",                           \
+  X(number, double, lambda1, "lambda1", 0.0, learner, (D, A, _, C, _, _), "L1", non_negative, "λ₁",                     \
     "ℓ1 weight λ₁ ≥ 0 of the composite φ(w) = λ₁‖w‖₁ + λ₂/2‖w‖² (AdaGrad family, comp-adagrad)")                        \
   X(number, double, lambda2, "lambda2", 0.0, learner, (D, A, _, C, _, _),                                               \
-    "L2", ">= 0", "λ₂", "ℓ2 weight λ₂ ≥ 0 of the composite φ")                                                          \
-  X(number, double, tau, "tau", 1.0, learner, (_, _, _, C, _, _), "TAU", ">= 0", "τ",                                   \
+    "L2", non_negative, "λ₂", "ℓ2 weight λ₂ ≥ 0 of the composite φ")                                                    \
+  X(number, double, tau, "tau", 1.0, learner, (_, _, _, C, _, _), "TAU", non_negative, "τ",                             \
     "comp-adagrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range")                           \
-  X(flag, bool, diag_rescale, "diag-rescale", false, learner, (_, _, N, _, _, O), "", "on, off", "D_t",                 \
+  X(flag, bool, diag_rescale, "diag-rescale", false, learner, (_, _, N, _, _, O), "", any, "D_t",                       \
     "SON variants and full-on: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)")                    \
   X(list, std::vector<double>, oja_gamma, "oja-gamma", {}, learner, (_, _, N, _, _, _),                                 \
-    "G[,G...]", "none, one or ℓ values > 0", "Γ_t",                                                                     \
+    "G[,G...]", unit_interval, "Γ_t",                                                                                   \
     "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)")            \
-  X(number, int, grid_rows, "grid-rows", 0, layout, (_, _, _, _, F, O), "R", ">= 0, divides the rank count", "",        \
+  X(number, int, grid_rows, "grid-rows", 0, layout, (_, _, _, _, F, O), "R", non_negative, "",                          \
     "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count (0: the most "     \
     "nearly square grid)")
 

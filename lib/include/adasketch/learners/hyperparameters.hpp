@@ -6,7 +6,9 @@
 /// checkpoint's spec block and reading its options back as defaults, spec_differences, the options
 /// line of `train`, the Python keywords, the C adasketch_spec and its conversions, and the settings
 /// text of the C and Fortran interfaces.
+#include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "adasketch/learners/hyperparameter_table.h"
 
@@ -16,6 +18,25 @@ namespace adasketch {
 enum class HyperparameterKind { number, choice, flag, list };
 /// learner: part of what a resumed run must match; layout: how the run is laid out (may change).
 enum class HyperparameterRole { learner, layout };
+/// The values a hyperparameter takes with every learner that reads it (the table's range column; a
+/// family may ask for more): anything; finite and ≥ 0; > 0 (+∞ allowed); a positive normal number;
+/// in (0, 1] (each value of a list).
+enum class HyperparameterRange { any, non_negative, positive, normal_positive, unit_interval };
+
+/// The range as messages write it, e.g. ">= 0".
+std::string_view range_text(HyperparameterRange range) noexcept;
+/// Whether `value` lies in `range` (a list: each of its values; an enum or switch: always).
+///@{
+bool in_range(HyperparameterRange range, double value) noexcept;
+bool in_range(HyperparameterRange range, std::int64_t value) noexcept;
+bool in_range(HyperparameterRange range, int value) noexcept;
+bool in_range(HyperparameterRange range, std::uint64_t value) noexcept;
+bool in_range(HyperparameterRange range, const std::vector<double>& values) noexcept;
+template <class Choice>
+bool in_range(HyperparameterRange, const Choice&) noexcept {
+  return true;
+}
+///@}
 
 /// One row of ADASKETCH_HYPERPARAMETERS, without its type and default.
 struct HyperparameterInfo {
@@ -24,7 +45,7 @@ struct HyperparameterInfo {
   HyperparameterKind kind;      ///< number, choice, flag or list
   HyperparameterRole role;      ///< learner or layout
   std::string_view value_name;  ///< --help's placeholder
-  std::string_view range;       ///< the values the learners accept
+  HyperparameterRange range;    ///< the values every learner that reads it accepts
   std::string_view symbol;      ///< the papers' symbol
   std::string_view help;        ///< one line: what it does, which learners read it
 };
@@ -33,10 +54,10 @@ struct HyperparameterInfo {
 /// each of the specs (one spec to read or set them, two to compare).
 template <class F, class... Specs>
 void for_each_hyperparameter(F&& f, Specs&... specs) {
-#define ADASKETCH_VISIT_HYPERPARAMETER(kind, type, member, option, value, role, readers, value_name, range, symbol, \
-                                       help)                                                                     \
-  f(HyperparameterInfo{#member, option, HyperparameterKind::kind, HyperparameterRole::role, value_name, range,  \
-                       symbol, help},                                                                            \
+#define ADASKETCH_VISIT_HYPERPARAMETER(kind, type, member, option, value, role, readers, value_name, range, symbol,  \
+                                       help)                                                                      \
+  f(HyperparameterInfo{#member, option, HyperparameterKind::kind, HyperparameterRole::role, value_name,          \
+                       HyperparameterRange::range, symbol, help},                                                 \
     specs.member...);
   ADASKETCH_HYPERPARAMETERS(ADASKETCH_VISIT_HYPERPARAMETER)
 #undef ADASKETCH_VISIT_HYPERPARAMETER

@@ -22,14 +22,9 @@ void require(bool ok, const std::string& what) {
 
 void validate(const CompAdaGradOptions& o) {
   require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number_text(o.eta));
-  // 1/δ of a subnormal δ overflows (the complement's B = (τD + ηλ₂)⁻¹ with G⊥ = 0).
-  require(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
-          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number_text(o.delta));
-  require(std::isfinite(o.tau) && o.tau >= 0.0, "tau must be >= 0 and finite, got " + number_text(o.tau));
-  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0,
-          "lambda1 must be >= 0 and finite, got " + number_text(o.lambda1));
-  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0,
-          "lambda2 must be >= 0 and finite, got " + number_text(o.lambda2));
+  // The table's ranges; a subnormal δ is refused there: 1/δ overflows (the complement's B = (τD + ηλ₂)⁻¹
+  // with G⊥ = 0).
+  detail::check_hyperparameters(o, "CompAdaGrad");
   require(o.tau > 0.0 || o.lambda2 > 0.0,
           "tau = 0 needs lambda2 > 0: without either the complement step min ⟨P⊥g, x⟩ is unbounded");
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,

@@ -1,7 +1,6 @@
 #include "adasketch/learners/diagonal/diagonal_adagrad.hpp"
 
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <string>
 
@@ -18,10 +17,7 @@ DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, const BlockPartition&
                                  const DiagonalAdaGradOptions& options)
     : Learner(comm, partition, loss), options_(options) {
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta > 0.0, "eta = " + number_text(options.eta));
-  ADASKETCH_REQUIRE(std::isfinite(options.delta) && options.delta >= std::numeric_limits<double>::min(),
-                    "delta = " + number_text(options.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
-  ADASKETCH_REQUIRE(std::isfinite(options.lambda1) && options.lambda1 >= 0.0, "lambda1 = " + number_text(options.lambda1));
-  ADASKETCH_REQUIRE(std::isfinite(options.lambda2) && options.lambda2 >= 0.0, "lambda2 = " + number_text(options.lambda2));
+  detail::check_hyperparameters(options, "DiagonalAdaGrad");  // δ normal: 1/δ of a subnormal overflows
   const auto entries = static_cast<std::size_t>(local_dim() * outputs());
   state_.assign(entries, 0.0);
   sum_square_.assign(entries, 0.0);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "../../linalg/feature_grid.hpp"
@@ -22,8 +21,7 @@ constexpr char kStagedG[] = "full.G";
 
 const FullAdaGradOptions& checked(const FullAdaGradOptions& o) {
   ADASKETCH_REQUIRE(std::isfinite(o.eta) && o.eta > 0.0, "eta = " + number_text(o.eta));
-  ADASKETCH_REQUIRE(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
-                    "delta = " + number_text(o.delta) + " (needs a positive normal number: 1/δ of a subnormal overflows)");
+  detail::check_hyperparameters(o, "FullAdaGrad");  // δ normal: 1/δ of a subnormal overflows
   ADASKETCH_REQUIRE(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0, "rank_tolerance = " + number_text(o.rank_tolerance));
   return o;
 }

@@ -23,14 +23,12 @@ constexpr int kOne = 1;
 constexpr char kStagedInverse[] = "full.inverse";
 
 const FullNewtonOptions& checked(const FullNewtonOptions& o) {
+  detail::check_hyperparameters(o, "FullNewton");
   ADASKETCH_REQUIRE(o.alpha0 != 0.0, "alpha = 0 (FULL-ON keeps A⁻¹ by rank-one updates; the pseudo-inverse of SON App. D "
                                     "needs a rank decision per step that a kept inverse cannot make exactly: use fd-son "
                                     "with alpha = 0 and ell ≥ d·K + 1, which is that algorithm; full_newton.hpp)");
   ADASKETCH_REQUIRE(std::isfinite(o.alpha0) && o.alpha0 >= std::numeric_limits<double>::min(),
                     "alpha = " + number_text(o.alpha0) + " (needs a positive normal number: A_0 = αI is inverted)");
-  ADASKETCH_REQUIRE(o.C > 0.0, "C = " + number_text(o.C));  // +∞ allowed, NaN rejected
-  ADASKETCH_REQUIRE(std::isfinite(o.sigma) && o.sigma >= 0.0, "sigma = " + number_text(o.sigma));
-  ADASKETCH_REQUIRE(std::isfinite(o.eta) && o.eta >= 0.0, "eta = " + number_text(o.eta));
   return o;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <string>
 
@@ -31,17 +30,13 @@ void require(bool ok, const std::string& what) {
 // partition (feature j's K entries j·K … j·K+K−1 on j's owner), data in R^d.
 std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartition& features, const Loss& loss,
                                      const SketchedAdaGradOptions& o, SketchForm form) {
-  require(o.ell >= 1, "ell must be >= 1, got " + number_text(o.ell));
   require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number_text(o.eta));
-  // A subnormal δ is refused: 1/δ overflows (the preconditioner's null-space scale, ADA-FD eq. (6)).
-  require(std::isfinite(o.delta) && o.delta >= std::numeric_limits<double>::min(),
-          "delta must be finite and at least 2.2e-308 (a positive normal number), got " + number_text(o.delta));
+  // The table's ranges; a subnormal δ is refused there: 1/δ overflows (the preconditioner's null-space
+  // scale, ADA-FD eq. (6)).
+  detail::check_hyperparameters(o, "SketchedAdaGrad");
+  require(o.ell >= 1, "ell must be >= 1, got " + number_text(o.ell));
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
           "rank_tolerance must be in [0, 1), got " + number_text(o.rank_tolerance));
-  require(std::isfinite(o.lambda1) && o.lambda1 >= 0.0,
-          "lambda1 must be finite and >= 0, got " + number_text(o.lambda1));
-  require(std::isfinite(o.lambda2) && o.lambda2 >= 0.0,
-          "lambda2 must be finite and >= 0, got " + number_text(o.lambda2));
   require(o.prox_tolerance > 0.0 && o.prox_tolerance < 1.0,
           "prox_tolerance must be in (0, 1), got " + number_text(o.prox_tolerance));
   switch (o.sketching) {

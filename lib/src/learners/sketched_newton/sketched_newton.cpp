@@ -23,9 +23,8 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
 SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                const SketchedNewtonOptions& options)
     : Learner(comm, partition, loss), options_(options), classes_(loss.outputs()) {
-  ADASKETCH_REQUIRE(options.ell >= 0, "ell = " + number_text(options.ell));
-  ADASKETCH_REQUIRE(std::isfinite(options.alpha0) &&
-                        (options.alpha0 == 0.0 || options.alpha0 >= std::numeric_limits<double>::min()),
+  detail::check_hyperparameters(options, "SketchedNewton");
+  ADASKETCH_REQUIRE(options.alpha0 == 0.0 || options.alpha0 >= std::numeric_limits<double>::min(),
                     "alpha = " + number_text(options.alpha0) +
                         " (SON needs α > 0 and normal, since 1/α of a subnormal overflows, or α = 0)");
   pseudo_inverse_ = options.alpha0 == 0.0;
@@ -42,9 +41,6 @@ SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& p
                     "not K (use alpha > 0)");
   ADASKETCH_REQUIRE(options.rank_tolerance > 0.0 && options.rank_tolerance < 1.0,
                     "rank_tolerance = " + number_text(options.rank_tolerance));
-  ADASKETCH_REQUIRE(options.C > 0.0, "C = " + number_text(options.C));  // +∞ allowed, NaN rejected
-  ADASKETCH_REQUIRE(std::isfinite(options.sigma) && options.sigma >= 0.0, "sigma = " + number_text(options.sigma));
-  ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta >= 0.0, "eta = " + number_text(options.eta));
   ADASKETCH_REQUIRE(options.oja_gamma.empty() || (options.sketch == SketchKind::oja && options.ell >= 1),
                     "oja_gamma has " + number_text(options.oja_gamma.size()) + " values, but only oja-son with ell >= 1 " +
                         "takes Oja's step sizes (" + name() + ", ell = " + number_text(options.ell) + ")");
