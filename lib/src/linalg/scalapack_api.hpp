@@ -9,6 +9,11 @@
 
 #include <cstddef>
 
+namespace adasketch::detail {
+/// ScaLAPACK's first row or column (its indices start at 1): the ia, ja, ix, jx, iy, jy arguments.
+inline constexpr int kOne = 1;
+}  // namespace adasketch::detail
+
 extern "C" {
 int Csys2blacs_handle(MPI_Comm comm);
 void Cfree_blacs_system_handle(int handle);
