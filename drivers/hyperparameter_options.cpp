@@ -58,7 +58,8 @@ void read(const OptionParser& opts, const HyperparameterInfo& h, std::vector<dou
   if (text.empty()) return;
   for (std::size_t at = 0;;) {
     const std::size_t comma = text.find(',', at);
-    out.push_back(parse_real(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at), what(h)));
+    const std::size_t length = comma == std::string::npos ? std::string::npos : comma - at;
+    out.push_back(parse_number<double>(text.substr(at, length), what(h)));
     if (comma == std::string::npos) return;
     at = comma + 1;
   }
