@@ -13,12 +13,12 @@ namespace adasketch::driver {
 
 namespace {
 
-OptionType option_type(index_t) { return OptionType::Integer; }
-OptionType option_type(int) { return OptionType::Integer; }
-OptionType option_type(double) { return OptionType::Real; }
-OptionType option_type(std::uint64_t) { return OptionType::Unsigned; }
-OptionType option_type(EtaSchedule) { return OptionType::String; }
-OptionType option_type(FormChoice) { return OptionType::String; }
+// A number row's option type; a choice is named by its text.
+template <class T>
+constexpr OptionType option_type = std::is_same_v<T, double>          ? OptionType::Real
+                                   : std::is_same_v<T, std::uint64_t> ? OptionType::Unsigned
+                                   : std::is_integral_v<T>            ? OptionType::Integer
+                                                                      : OptionType::String;
 
 std::string what(const HyperparameterInfo& h) { return "option --" + std::string(h.option); }
 
@@ -71,17 +71,14 @@ void add_hyperparameter_options(OptionParser& parser) {
   const LearnerSpec defaults;
   for_each_hyperparameter(
       [&](const HyperparameterInfo& h, const auto& value) {
+        using T = std::decay_t<decltype(value)>;
         std::string name(h.option), help(h.help);
-        switch (h.kind) {
-          case HyperparameterKind::flag: return parser.flag(name, help);
-          case HyperparameterKind::list: return parser.optional(name, std::string(h.value_name), help);
-          case HyperparameterKind::number:
-          case HyperparameterKind::choice:
-            if constexpr (!std::is_same_v<std::decay_t<decltype(value)>, bool> &&
-                          !std::is_same_v<std::decay_t<decltype(value)>, std::vector<double>>)
-              parser.optional(name, option_type(value), std::string(h.value_name), hyperparameter_text(value), help);
-            return;
-        }
+        if constexpr (std::is_same_v<T, bool>)
+          parser.flag(name, help);
+        else if constexpr (std::is_same_v<T, std::vector<double>>)
+          parser.optional(name, std::string(h.value_name), help);
+        else
+          parser.optional(name, option_type<T>, std::string(h.value_name), hyperparameter_text(value), help);
       },
       defaults);
 }
