@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <system_error>
-#include <type_traits>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -51,11 +50,7 @@ T parse_number(const std::string& text, const std::string& what) {
   const auto [end, ec] = std::from_chars(first, last, v);
   bool ok = ec == std::errc() && end == last;
   if constexpr (std::is_floating_point_v<T>) ok = ok && std::isfinite(v);
-  if (!ok)
-    throw expected(what, std::is_floating_point_v<T> ? OptionType::Real
-                         : std::is_signed_v<T>       ? OptionType::Integer
-                                                     : OptionType::Unsigned,
-                   text);
+  if (!ok) throw expected(what, option_type_of<T>, text);
   return v;
 }
 template std::int64_t parse_number<std::int64_t>(const std::string&, const std::string&);

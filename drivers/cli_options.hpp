@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -26,6 +27,15 @@ enum class OptionType {
   Real,      ///< finite floating-point number
   Flag,      ///< a switch: `--name` alone turns it on (`--name=false` off); default off
 };
+
+/// The OptionType of a C++ type: Flag for bool, Real for double, Unsigned for std::uint64_t, Integer
+/// for the other integers, String for the rest (e.g. an enum, named by its text).
+template <class T>
+constexpr OptionType option_type_of = std::is_same_v<T, bool>            ? OptionType::Flag
+                                      : std::is_same_v<T, double>        ? OptionType::Real
+                                      : std::is_same_v<T, std::uint64_t> ? OptionType::Unsigned
+                                      : std::is_integral_v<T>            ? OptionType::Integer
+                                                                         : OptionType::String;
 
 class OptionParser {
  public:

@@ -13,13 +13,6 @@ namespace adasketch::driver {
 
 namespace {
 
-// A number row's option type; a choice is named by its text.
-template <class T>
-constexpr OptionType option_type = std::is_same_v<T, double>          ? OptionType::Real
-                                   : std::is_same_v<T, std::uint64_t> ? OptionType::Unsigned
-                                   : std::is_integral_v<T>            ? OptionType::Integer
-                                                                      : OptionType::String;
-
 std::string what(const HyperparameterInfo& h) { return "option --" + std::string(h.option); }
 
 // The integers of the table are ≥ 0 (ell, grid-rows); an int's also fits the grid code's int.
@@ -78,7 +71,7 @@ void add_hyperparameter_options(OptionParser& parser) {
         else if constexpr (std::is_same_v<T, std::vector<double>>)
           parser.optional(name, std::string(h.value_name), help);
         else
-          parser.optional(name, option_type<T>, std::string(h.value_name), hyperparameter_text(value), help);
+          parser.optional(name, option_type_of<T>, std::string(h.value_name), hyperparameter_text(value), help);
       },
       defaults);
 }
