@@ -35,15 +35,14 @@ void read(const OptionParser& opts, const HyperparameterInfo& h, std::uint64_t& 
 }
 void read(const OptionParser& opts, const HyperparameterInfo& h, bool& out) { out = opts.flag_set(std::string(h.option)); }
 template <class Enum>
-void read_choice(const OptionParser& opts, const HyperparameterInfo& h, Enum& out) {
+  requires std::is_enum_v<Enum>  // a choice, named by its text
+void read(const OptionParser& opts, const HyperparameterInfo& h, Enum& out) {
   try {
     out = from_string<Enum>(opts.text(std::string(h.option)));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(what(h) + ": " + e.what());
   }
 }
-void read(const OptionParser& opts, const HyperparameterInfo& h, EtaSchedule& out) { read_choice(opts, h, out); }
-void read(const OptionParser& opts, const HyperparameterInfo& h, FormChoice& out) { read_choice(opts, h, out); }
 // "1,0.5,0.25" → {1, 0.5, 0.25}; "" → {}.
 void read(const OptionParser& opts, const HyperparameterInfo& h, std::vector<double>& out) {
   const std::string text = opts.text(std::string(h.option));
