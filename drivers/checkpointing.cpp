@@ -56,12 +56,12 @@ CheckpointSettings checkpoint_settings(const OptionParser& opts, const Communica
   const std::string what = "option --checkpoint-every";
   const char unit = every.empty() ? '\0' : every.back();
   if (unit == 's' || unit == 'm' || unit == 'h') {
-    const double v = parse_real(every.substr(0, every.size() - 1), what);
+    const double v = parse_number<double>(every.substr(0, every.size() - 1), what);
     if (!(v > 0.0)) throw InvalidArgument(what + ": the interval must be positive, got '" + every + "'");
     s.every_seconds = v * (unit == 'h' ? 3600.0 : unit == 'm' ? 60.0 : 1.0);
   } else {
     try {
-      s.every_examples = parse_integer(every, what);
+      s.every_examples = parse_number<std::int64_t>(every, what);
     } catch (const InvalidArgument&) {
       throw InvalidArgument(what + ": expected a number of examples or a time such as 30s, 10m, 2h; got '" + every + "'");
     }

@@ -28,40 +28,34 @@ const char* type_word(OptionType type) {
   return "a value";
 }
 
+InvalidArgument expected(const std::string& what, OptionType type, const std::string& text) {
+  return InvalidArgument(what + ": expected " + type_word(type) + ", got '" + text + "'");
+}
+
+InvalidArgument unexpected_argument(const std::string& arg, const std::string& command) {
+  return InvalidArgument("unexpected argument '" + arg + "' for '" + command + "' (options are --name VALUE; see '" +
+                         command + " --help')");
+}
+
+// CLI11's message for an unknown name in a config file (ConfigError::Extras).
+constexpr std::string_view kConfigExtra = "INI was not able to parse ";
+
 }  // namespace
 
-std::int64_t parse_integer(const std::string& text, const std::string& what) {
-  std::int64_t v = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (!text.empty() && *first == '+') ++first;  // from_chars rejects a leading '+'
+template <class T>
+T parse_number(const std::string& text, const std::string& what) {
+  T v{};
+  const char* first = text.data() + (text.starts_with('+') ? 1 : 0);  // from_chars rejects a leading '+'
+  const char* last = text.data() + text.size();
   const auto [end, ec] = std::from_chars(first, last, v);
-  if (text.empty() || ec != std::errc() || end != last)
-    throw InvalidArgument(what + ": expected an integer, got '" + text + "'");
+  bool ok = ec == std::errc() && end == last;
+  if constexpr (std::is_floating_point_v<T>) ok = ok && std::isfinite(v);
+  if (!ok) throw expected(what, option_type_of<T>, text);
   return v;
 }
-
-std::uint64_t parse_unsigned(const std::string& text, const std::string& what) {
-  std::uint64_t v = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (!text.empty() && *first == '+') ++first;
-  const auto [end, ec] = std::from_chars(first, last, v);
-  if (text.empty() || ec != std::errc() || end != last)
-    throw InvalidArgument(what + ": expected a non-negative integer, got '" + text + "'");
-  return v;
-}
-
-double parse_real(const std::string& text, const std::string& what) {
-  double v = 0.0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (!text.empty() && *first == '+') ++first;
-  const auto [end, ec] = std::from_chars(first, last, v);
-  if (text.empty() || ec != std::errc() || end != last || !std::isfinite(v))
-    throw InvalidArgument(what + ": expected a finite number, got '" + text + "'");
-  return v;
-}
+template std::int64_t parse_number<std::int64_t>(const std::string&, const std::string&);
+template std::uint64_t parse_number<std::uint64_t>(const std::string&, const std::string&);
+template double parse_number<double>(const std::string&, const std::string&);
 
 OptionParser::OptionParser(std::string command, std::string synopsis, std::string description)
     : command_(std::move(command)), synopsis_(std::move(synopsis)), description_(std::move(description)) {}
@@ -81,8 +75,7 @@ OptionParser::Spec& OptionParser::add(std::string name, OptionType type, std::st
 void OptionParser::optional(std::string name, OptionType type, std::string value_name, std::string default_value,
                             std::string help) {
   Spec& s = add(std::move(name), type, std::move(value_name), std::move(help));
-  validate(s, default_value);
-  s.default_value = std::move(default_value);
+  set(s, std::move(default_value));
   s.has_default = true;
 }
 
@@ -95,9 +88,7 @@ void OptionParser::required(std::string name, OptionType type, std::string value
 }
 
 void OptionParser::flag(std::string name, std::string help) {
-  Spec& s = add(std::move(name), OptionType::Flag, "", std::move(help));
-  s.default_value = "false";
-  s.has_default = true;
+  optional(std::move(name), OptionType::Flag, "", "false", std::move(help));
 }
 
 void OptionParser::repeatable(std::string name, std::string value_name, std::string help) {
@@ -115,72 +106,63 @@ const OptionParser::Spec& OptionParser::spec(const std::string& name) const {
   return *it;
 }
 
-void OptionParser::validate(const Spec& s, const std::string& value) {
+OptionParser::Value OptionParser::parse_value(const Spec& s, const std::string& text) {
   const std::string what = "option --" + s.name;
   switch (s.type) {
-    case OptionType::Integer: parse_integer(value, what); break;
-    case OptionType::Unsigned: parse_unsigned(value, what); break;
-    case OptionType::Real: parse_real(value, what); break;
+    case OptionType::Integer: return parse_number<std::int64_t>(text, what);
+    case OptionType::Unsigned: return parse_number<std::uint64_t>(text, what);
+    case OptionType::Real: return parse_number<double>(text, what);
     case OptionType::Flag:
-      if (value != "true" && value != "false") throw InvalidArgument(what + ": expected true or false, got '" + value + "'");
-      break;
-    case OptionType::String:
-      if (value.empty()) throw InvalidArgument(what + ": expected a non-empty value");
-      break;
+      if (text != "true" && text != "false") throw expected(what, s.type, text);
+      return text == "true";
+    case OptionType::String: break;
   }
+  if (text.empty()) throw InvalidArgument(what + ": expected a non-empty value");
+  return text;
 }
 
-namespace {
+void OptionParser::set(Spec& s, std::string text) {
+  s.value = parse_value(s, text);
+  s.text = std::move(text);
+}
 
-// CLI11's message for an unknown name in a config file (ConfigError::Extras).
-constexpr std::string_view kConfigExtra = "INI was not able to parse ";
-
-}  // namespace
-
-// CLI11 reads the arguments and the --config file. Each `--name VALUE` of a declared option is handed
-// to it as `--name=VALUE`, so that a value starting with '-' (`--ell -3`) stays a value; the values
-// are then validated here, and CLI11's errors are turned into the messages of the header.
+// CLI11 reads the arguments and the --config file, takes the argument after an option as its value
+// whatever it is (`--ell -3`), and keeps the values as text; they are parsed here by type, and CLI11's
+// errors are turned into the messages of the header.
 void OptionParser::parse(std::span<const std::string> args) {
-  for (const std::string& a : args)
-    if (a == "--help" || a == "-h") {
-      help_ = true;
-      return;
-    }
+  if (std::ranges::any_of(args, [](const std::string& a) { return a == "--help" || a == "-h"; })) {
+    help_ = true;
+    return;
+  }
+  // Checked first, in order, as CLI11 cannot say them: `--` (CLI11 would take the arguments after it
+  // for positional ones), a missing value (CLI11 would say "1 required missing") and an empty one
+  // (CLI11 reads `--name=` as `--name`, taking the next argument; it reads no file for `--config ''`).
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") throw unexpected_argument(arg, command_);
+    const std::size_t eq = arg.find('=');
+    const std::string name = arg.starts_with("--") ? arg.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
+    const Spec* s = find(name);
+    const bool takes_next =
+        eq == std::string::npos && (name == "config" || (s != nullptr && s->type != OptionType::Flag));
+    if (takes_next && ++i == args.size())
+      throw InvalidArgument("option " + arg + " requires a value (" +
+                            (s == nullptr ? "FILE: a value" : s->value_name + ": " + type_word(s->type)) + ")");
+    const bool empty = takes_next ? args[i].empty() : eq + 1 == arg.size();
+    if (empty && name == "config") throw InvalidArgument("option --config: expected a non-empty value");
+    if (empty && s != nullptr) parse_value(*s, "");
+  }
   CLI::App app;
   app.set_help_flag();
   app.allow_extras();
   app.allow_config_extras(CLI::config_extras_mode::error);
   app.set_version_flag("--version", version_line());
   CLI::Option* config = app.set_config("--config");
-  std::vector<std::pair<Spec*, CLI::Option*>> options;
-  for (Spec& s : specs_) {
-    CLI::Option* o = s.type == OptionType::Flag ? app.add_flag("--" + s.name) : app.add_option("--" + s.name);
-    options.emplace_back(&s, o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll));
-  }
-  std::vector<std::string> joined;  // CLI11 wants them in reverse order
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--")
-      throw InvalidArgument("unexpected argument '--' for '" + command_ + "' (options are --name VALUE; see '" +
-                            command_ + " --help')");
-    const std::size_t eq = arg.find('=');
-    const Spec* s = arg.starts_with("--") ? find(arg.substr(2, eq == std::string::npos ? eq : eq - 2)) : nullptr;
-    if (s != nullptr && eq + 1 == arg.size()) validate(*s, "");  // `--name=`: CLI11 would say "1 required"
-    if (arg != "--config" && (s == nullptr || s->type == OptionType::Flag || eq != std::string::npos)) {
-      joined.push_back(arg);
-      continue;
-    }
-    if (i + 1 >= args.size()) {
-      if (s == nullptr) throw InvalidArgument("option --config requires a value (FILE: a value)");
-      throw InvalidArgument("option " + arg + " requires a value (" + s->value_name + ": " +
-                            (s->type == OptionType::String ? std::string("a value") : type_word(s->type)) + ")");
-    }
-    if (s != nullptr && args[i + 1].empty()) validate(*s, "");
-    joined.push_back(arg + "=" + args[++i]);
-  }
-  std::reverse(joined.begin(), joined.end());
+  for (const Spec& s : specs_)
+    (s.type == OptionType::Flag ? app.add_flag("--" + s.name) : app.add_option("--" + s.name))
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   try {
-    app.parse(joined);
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them in reverse order
   } catch (const CLI::CallForVersion&) {
     version_ = true;
     return;
@@ -196,24 +178,21 @@ void OptionParser::parse(std::span<const std::string> args) {
   }
   if (const std::vector<std::string> extra = app.remaining(); !extra.empty()) {
     const std::string& arg = extra.front();
-    if (arg.starts_with("--"))
-      throw InvalidArgument("unknown option '" + arg.substr(0, arg.find('=')) + "' for '" + command_ + "' (see '" +
-                            command_ + " --help')");
-    throw InvalidArgument("unexpected argument '" + arg + "' for '" + command_ + "' (options are --name VALUE; see '" +
+    if (!arg.starts_with("--")) throw unexpected_argument(arg, command_);
+    throw InvalidArgument("unknown option '" + arg.substr(0, arg.find('=')) + "' for '" + command_ + "' (see '" +
                           command_ + " --help')");
   }
-  for (auto& [s, o] : options) {
-    if (o->count() == 0) continue;
-    if (s->repeatable) {
-      for (const std::string& v : o->results()) validate(*s, v);
-      s->values = o->results();
-      s->given = true;
+  for (Spec& s : specs_) {
+    const std::vector<std::string>& results = app.get_option("--" + s.name)->results();
+    if (results.empty()) continue;
+    s.given = true;
+    if (s.repeatable) {
+      for (const std::string& v : results) parse_value(s, v);
+      s.values = results;
       continue;
     }
-    if (o->results().size() != 1) throw InvalidArgument("option --" + s->name + " given more than once");
-    validate(*s, o->results().front());
-    s->value = o->results().front();
-    s->given = true;
+    if (results.size() != 1) throw InvalidArgument("option --" + s.name + " given more than once");
+    set(s, results.front());
   }
   for (const Spec& s : specs_)
     if (s.required && !s.given)
@@ -225,29 +204,28 @@ void OptionParser::set_default(const std::string& name, const std::string& value
   Spec* s = find(name);
   if (s == nullptr) throw Error("OptionParser: option --" + name + " was never declared");
   if (s->given) return;
-  validate(*s, value);
-  s->default_value = value;
+  set(*s, value);
   s->has_default = true;
 }
 
 bool OptionParser::given(const std::string& name) const { return spec(name).given; }
 
-const std::string& OptionParser::text(const std::string& name) const {
-  const Spec& s = spec(name);
-  return s.given ? s.value : s.default_value;
+const std::string& OptionParser::text(const std::string& name) const { return spec(name).text; }
+
+template <class T>
+const T& OptionParser::typed(const std::string& name) const {
+  const T* v = std::get_if<T>(&spec(name).value);
+  if (v == nullptr) throw Error("OptionParser: option --" + name + " has another type");
+  return *v;
 }
 
-std::int64_t OptionParser::integer(const std::string& name) const {
-  return parse_integer(text(name), "option --" + name);
-}
+std::int64_t OptionParser::integer(const std::string& name) const { return typed<std::int64_t>(name); }
 
-std::uint64_t OptionParser::unsigned_integer(const std::string& name) const {
-  return parse_unsigned(text(name), "option --" + name);
-}
+std::uint64_t OptionParser::unsigned_integer(const std::string& name) const { return typed<std::uint64_t>(name); }
 
-double OptionParser::real(const std::string& name) const { return parse_real(text(name), "option --" + name); }
+double OptionParser::real(const std::string& name) const { return typed<double>(name); }
 
-bool OptionParser::flag_set(const std::string& name) const { return text(name) == "true"; }
+bool OptionParser::flag_set(const std::string& name) const { return typed<bool>(name); }
 
 const std::vector<std::string>& OptionParser::values(const std::string& name) const { return spec(name).values; }
 
@@ -268,7 +246,7 @@ std::string OptionParser::usage() const {
     if (s.required)
       help += " (required)";
     else if (s.has_default && s.type != OptionType::Flag)
-      help += " (default: " + s.default_value + ")";
+      help += " (default: " + s.text + ")";
     line(left_of(s), help);
   }
   line("--config FILE", "read options from FILE, one `name = value` line each (TOML/INI; the command line wins)");
@@ -284,20 +262,10 @@ void OptionParser::write_json(JsonWriter& json) const {
       json.begin_array();
       for (const std::string& v : s.values) json.value(v);
       json.end_array();
-      continue;
-    }
-    if (!s.given && !s.has_default) {
+    } else if (!s.given && !s.has_default) {
       json.null();
-      continue;
-    }
-    const std::string what = "option --" + s.name;
-    const std::string& v = s.given ? s.value : s.default_value;
-    switch (s.type) {
-      case OptionType::Integer: json.value(parse_integer(v, what)); break;
-      case OptionType::Unsigned: json.value(parse_unsigned(v, what)); break;
-      case OptionType::Real: json.value(parse_real(v, what)); break;
-      case OptionType::String: json.value(v); break;
-      case OptionType::Flag: json.value(v == "true"); break;
+    } else {
+      std::visit([&](const auto& v) { json.value(v); }, s.value);
     }
   }
 }

@@ -3,14 +3,16 @@
 //
 // Every option takes exactly one value, given as `--name VALUE` or `--name=VALUE` (so `--ell -3`
 // reads -3 as the value of --ell), or as a `name = value` line of a `--config FILE` (TOML/INI; the
-// command line wins over the file). Values are validated by type when parsed. Every problem throws
-// adasketch::InvalidArgument whose message names the option: unknown options, a missing value, a
-// non-numeric or non-finite number, a repeated option, a missing required option, and a stray
-// positional argument. `--help` (or `-h`) anywhere requests the usage text instead, `--version` the
-// version line.
+// command line wins over the file). Values are parsed by type once, when given or defaulted, and
+// kept typed (and as given, for messages). Every problem throws adasketch::InvalidArgument whose
+// message names the option: unknown options, a missing value, a non-numeric or non-finite number, a
+// repeated option, a missing required option, and a stray positional argument. `--help` (or `-h`)
+// anywhere requests the usage text instead, `--version` the version line.
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "adasketch/comm/communicator.hpp"
@@ -25,6 +27,15 @@ enum class OptionType {
   Real,      ///< finite floating-point number
   Flag,      ///< a switch: `--name` alone turns it on (`--name=false` off); default off
 };
+
+/// The OptionType of a C++ type: Flag for bool, Real for double, Unsigned for std::uint64_t, Integer
+/// for the other integers, String for the rest (e.g. an enum, named by its text).
+template <class T>
+constexpr OptionType option_type_of = std::is_same_v<T, bool>            ? OptionType::Flag
+                                      : std::is_same_v<T, double>        ? OptionType::Real
+                                      : std::is_same_v<T, std::uint64_t> ? OptionType::Unsigned
+                                      : std::is_integral_v<T>            ? OptionType::Integer
+                                                                         : OptionType::String;
 
 class OptionParser {
  public:
@@ -57,8 +68,10 @@ class OptionParser {
 
   /// Whether the option was given on the command line (not just defaulted).
   bool given(const std::string& name) const;
-  /// The option's value (given or default); empty for an absent option without a default.
+  /// The option's value as given or defaulted (for messages); empty for an absent option without a
+  /// default.
   const std::string& text(const std::string& name) const;
+  /// The value of an Integer, Unsigned or Real option, parsed when given or defaulted.
   std::int64_t integer(const std::string& name) const;
   std::uint64_t unsigned_integer(const std::string& name) const;
   double real(const std::string& name) const;
@@ -74,18 +87,27 @@ class OptionParser {
   void write_json(JsonWriter& json) const;
 
  private:
+  /// A value of each OptionType: String, Integer, Unsigned, Real, Flag.
+  using Value = std::variant<std::string, std::int64_t, std::uint64_t, double, bool>;
   struct Spec {
-    std::string name, value_name, help, default_value;
+    std::string name, value_name, help;
     OptionType type;
     bool required = false, has_default = false, repeatable = false;
     bool given = false;
-    std::string value;
+    std::string text;                 ///< the value as given, else the default ("" for none)
+    Value value;                      ///< text parsed by type
     std::vector<std::string> values;  ///< a repeatable option's
   };
   Spec& add(std::string name, OptionType type, std::string value_name, std::string help);
   const Spec& spec(const std::string& name) const;
   Spec* find(const std::string& name);
-  static void validate(const Spec& s, const std::string& value);
+  /// The value of an option of T's type (Error for another type).
+  template <class T>
+  const T& typed(const std::string& name) const;
+  /// Parses text by the option's type; throws InvalidArgument naming the option.
+  static Value parse_value(const Spec& s, const std::string& text);
+  /// Sets s.text and s.value (parsed) to text.
+  static void set(Spec& s, std::string text);
 
   std::string command_, synopsis_, description_;
   std::vector<Spec> specs_;
@@ -99,11 +121,11 @@ void add_quiet_option(OptionParser& parser);
 /// "adasketch VERSION (MPI M.N, ScaLAPACK on|off)": the version and the build's options.
 std::string version_line();
 
-/// Strict number parsing (the whole text must be the number). Throw InvalidArgument mentioning
-/// `what` (e.g. "option --ell") on failure.
-std::int64_t parse_integer(const std::string& text, const std::string& what);
-std::uint64_t parse_unsigned(const std::string& text, const std::string& what);
-double parse_real(const std::string& text, const std::string& what);
+/// Strict number parsing (the whole text must be the number, a leading '+' allowed) of T =
+/// std::int64_t, std::uint64_t or double (finite). Throws InvalidArgument mentioning `what` (e.g.
+/// "option --ell: expected an integer, got 'x'") on failure.
+template <class T>
+T parse_number(const std::string& text, const std::string& what);
 
 /// Parses a command's arguments. With --help (--version), rank 0 prints the usage (version line) and
 /// it returns false: the command then ends with status 0.

@@ -13,13 +13,6 @@ namespace adasketch::driver {
 
 namespace {
 
-OptionType option_type(index_t) { return OptionType::Integer; }
-OptionType option_type(int) { return OptionType::Integer; }
-OptionType option_type(double) { return OptionType::Real; }
-OptionType option_type(std::uint64_t) { return OptionType::Unsigned; }
-OptionType option_type(EtaSchedule) { return OptionType::String; }
-OptionType option_type(FormChoice) { return OptionType::String; }
-
 std::string what(const HyperparameterInfo& h) { return "option --" + std::string(h.option); }
 
 // The integers of the table are ≥ 0 (ell, grid-rows); an int's also fits the grid code's int.
@@ -42,15 +35,14 @@ void read(const OptionParser& opts, const HyperparameterInfo& h, std::uint64_t& 
 }
 void read(const OptionParser& opts, const HyperparameterInfo& h, bool& out) { out = opts.flag_set(std::string(h.option)); }
 template <class Enum>
-void read_choice(const OptionParser& opts, const HyperparameterInfo& h, Enum& out) {
+  requires std::is_enum_v<Enum>  // a choice, named by its text
+void read(const OptionParser& opts, const HyperparameterInfo& h, Enum& out) {
   try {
     out = from_string<Enum>(opts.text(std::string(h.option)));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(what(h) + ": " + e.what());
   }
 }
-void read(const OptionParser& opts, const HyperparameterInfo& h, EtaSchedule& out) { read_choice(opts, h, out); }
-void read(const OptionParser& opts, const HyperparameterInfo& h, FormChoice& out) { read_choice(opts, h, out); }
 // "1,0.5,0.25" → {1, 0.5, 0.25}; "" → {}.
 void read(const OptionParser& opts, const HyperparameterInfo& h, std::vector<double>& out) {
   const std::string text = opts.text(std::string(h.option));
@@ -58,7 +50,8 @@ void read(const OptionParser& opts, const HyperparameterInfo& h, std::vector<dou
   if (text.empty()) return;
   for (std::size_t at = 0;;) {
     const std::size_t comma = text.find(',', at);
-    out.push_back(parse_real(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at), what(h)));
+    const std::size_t length = comma == std::string::npos ? std::string::npos : comma - at;
+    out.push_back(parse_number<double>(text.substr(at, length), what(h)));
     if (comma == std::string::npos) return;
     at = comma + 1;
   }
@@ -70,17 +63,14 @@ void add_hyperparameter_options(OptionParser& parser) {
   const LearnerSpec defaults;
   for_each_hyperparameter(
       [&](const HyperparameterInfo& h, const auto& value) {
+        using T = std::decay_t<decltype(value)>;
         std::string name(h.option), help(h.help);
-        switch (h.kind) {
-          case HyperparameterKind::flag: return parser.flag(name, help);
-          case HyperparameterKind::list: return parser.optional(name, std::string(h.value_name), help);
-          case HyperparameterKind::number:
-          case HyperparameterKind::choice:
-            if constexpr (!std::is_same_v<std::decay_t<decltype(value)>, bool> &&
-                          !std::is_same_v<std::decay_t<decltype(value)>, std::vector<double>>)
-              parser.optional(name, option_type(value), std::string(h.value_name), hyperparameter_text(value), help);
-            return;
-        }
+        if constexpr (std::is_same_v<T, bool>)
+          parser.flag(name, help);
+        else if constexpr (std::is_same_v<T, std::vector<double>>)
+          parser.optional(name, std::string(h.value_name), help);
+        else
+          parser.optional(name, option_type_of<T>, std::string(h.value_name), hyperparameter_text(value), help);
       },
       defaults);
 }
