@@ -1,0 +1,112 @@
+"""The estimators under mpirun -np P (P = 1, 2, 3): every rank passes the full rows, or only its own
+columns (adasketch.local_columns), and gets the same predictions, scores, coef_ and intercept_ as
+every other rank (bit for bit) and as one process (the same estimator on MPI.COMM_SELF, computed on
+each rank) to round-off: |Δscore| ≤ 1e-6·max(1, max|score|) (the learners' sums over ranks round
+differently at another rank count, and an online learner carries that through its steps; ada-fd's
+lazy weights amplify it to about 3e-9 here, python/tests/train_python.py). A pickled estimator
+continues partial_fit exactly at P ranks too.
+
+Usage: mpirun -np P test_estimators_mpi.py DATA_DIR   (reads a slice of a9a.gz)
+"""
+import gzip
+import os
+import pickle
+import sys
+
+import numpy as np
+import scipy.sparse
+from mpi4py import MPI
+
+import adasketch
+from adasketch import SketchedClassifier, SketchedRegressor
+
+comm = MPI.COMM_WORLD
+BOUND = 1e-6
+failures = 0
+
+
+def check(condition, what):
+    global failures
+    bad = comm.allreduce(0 if condition else 1, op=MPI.MAX)
+    if bad:
+        failures += 1
+        if comm.rank == 0 or not condition:
+            print(f"test_estimators_mpi (rank {comm.rank} of {comm.size}): FAILED: {what}", file=sys.stderr)
+
+
+def same_on_every_rank(*arrays):
+    """Whether the arrays' bytes are rank 0's on every rank."""
+    mine = b"".join(np.ascontiguousarray(np.asarray(a, dtype=np.float64)).tobytes() for a in arrays)
+    return comm.bcast(mine, root=0) == mine
+
+
+def read_libsvm(path, rows):
+    labels, entries = [], []
+    with gzip.open(path, "rt") as f:
+        for _, text in zip(range(rows), f):
+            tokens = text.split()
+            labels.append(float(tokens[0]))
+            entries.append([(int(j) - 1, float(v)) for j, v in (t.split(":") for t in tokens[1:])])
+    indptr = np.cumsum([0] + [len(r) for r in entries])
+    indices = [j for r in entries for j, _ in r]
+    data = [v for r in entries for _, v in r]
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(labels), 123)), np.array(labels)
+
+
+def scores_of(est, X):
+    return est.decision_function(X) if isinstance(est, SketchedClassifier) else est.predict(X)
+
+
+def compare(name, make, X, y):
+    full = make(comm=None).fit(X, y)  # None: COMM_WORLD
+    begin, end = adasketch.local_columns(X.shape[1], full.bias, comm)
+    local = make(comm=comm, columns="local").fit(X[:, begin:end], y)
+    single = make(comm=MPI.COMM_SELF).fit(X, y)  # one process, on each rank
+    s_full, s_local, s_single = scores_of(full, X), scores_of(local, X[:, begin:end]), scores_of(single, X)
+    check(same_on_every_rank(s_full, full.predict(X), full.coef_, full.intercept_, full.score(X, y)),
+          f"{name}: not the same on every rank")
+    check(np.array_equal(s_full, s_local) and np.array_equal(full.coef_, local.coef_)
+          and np.array_equal(full.intercept_, local.intercept_), f"{name}: local columns differ from full rows")
+    scale = BOUND * max(1.0, np.abs(s_single).max())
+    gap = np.abs(s_full - s_single).max()
+    check(gap <= scale, f"{name}: scores differ from one process's by {gap:.3g} > {scale:.3g}")
+    w_gap = np.abs(full.coef_ - single.coef_).max()
+    check(w_gap <= BOUND * max(1.0, np.abs(single.coef_).max()), f"{name}: coef_ differs from one process's by {w_gap:.3g}")
+    sure = np.abs(s_single if s_single.ndim == 1 else s_single - s_single.max(axis=1, keepdims=True)) > scale
+    if s_single.ndim == 1:
+        check(np.array_equal(full.predict(X)[sure], single.predict(X)[sure]), f"{name}: predictions differ")
+    else:
+        check(np.array_equal(full.predict(X), single.predict(X)), f"{name}: predictions differ")
+    check(abs(full.score(X, y) - single.score(X, y)) <= 1e-6, f"{name}: score differs")
+    # Pickled at P ranks (every rank), it continues partial_fit exactly.
+    half = X.shape[0] // 2
+    a = make(comm=None).partial_fit(X[:half], y[:half])
+    b = pickle.loads(pickle.dumps(a))
+    a.partial_fit(X[half:], y[half:])
+    b.partial_fit(X[half:], y[half:])
+    check(np.array_equal(a.coef_, b.coef_) and np.array_equal(scores_of(a, X), scores_of(b, X)),
+          f"{name}: the unpickled estimator does not continue exactly")
+    if comm.rank == 0:
+        print(f"test_estimators_mpi: {name} at {comm.size} rank(s): score {full.score(X, y):.4f}, "
+              f"one process's {single.score(X, y):.4f}, max |Δscore| {gap:.2g}")
+
+
+def main():
+    X, y = read_libsvm(os.path.join(sys.argv[1], "a9a.gz"), 400)
+    rng = np.random.default_rng(0)  # the same rows on every rank
+    D = rng.standard_normal((300, 17))
+    classes = np.array(["x", "y", "z"])[np.argmax(D[:, :3] + 0.1 * rng.standard_normal((300, 3)), axis=1)]
+    target = D @ np.linspace(-1, 1, 17) + 0.3
+    compare("fast-rfd-son logistic, a9a CSR", lambda **kw: SketchedClassifier(algorithm="fast-rfd-son", ell=10, **kw), X, y)
+    compare("ada-fd softmax, dense, 3 classes", lambda **kw: SketchedClassifier(algorithm="ada-fd", ell=5, **kw), D, classes)
+    compare("oja-son squared, dense regression", lambda **kw: SketchedRegressor(algorithm="oja-son", ell=5, max_iter=2, **kw),
+            D, target)
+    if failures:
+        return 1
+    if comm.rank == 0:
+        print("test_estimators_mpi: all passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
