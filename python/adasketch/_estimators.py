@@ -359,11 +359,9 @@ class SketchedRegressor(RegressorMixin, _SketchedEstimator):
         """One online step per row (collective)."""
         return self._partial_fit(X, y)
 
-    def decision_function(self, X):
-        return self._scores(X)
-
     def predict(self, X):
-        """The scores wᵀx + intercept_ (collective)."""
+        """The scores wᵀx + intercept_ (collective). (No decision_function: scikit-learn's regressors
+        have none.)"""
         return self._scores(X)
 
 
