@@ -1,4 +1,4 @@
-// The compiled part `adasketch._core` (pybind11) of the Python package `adasketch` (python/adasketch/,
+// The compiled part `adasketch._core` (pybind11) of the Python package `adasketch` (python/src/adasketch/,
 // whose scikit-learn estimators are pure Python on top of it): a learner on an mpi4py communicator
 // (or MPI_COMM_WORLD when comm is None, MPI initialized here when no one has) with a
 // scikit-learn-like surface. Each rank passes its own columns of X (the features
