@@ -5,7 +5,6 @@ continue partial_fit exactly, any labels, dtypes and CSR input.
 
 Usage: test_estimators.py DATA_DIR   (tests/data: reads a slice of mushrooms.gz)
 """
-import gzip
 import io
 import inspect
 import os
@@ -25,6 +24,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 import adasketch
 from adasketch import SketchedClassifier, SketchedRegressor
+from libsvm_data import read_libsvm_gz  # (python/tests)
 
 failures = []
 
@@ -33,20 +33,6 @@ def check(condition, what):
     if not condition:
         failures.append(what)
         print(f"test_estimators: FAILED: {what}", file=sys.stderr)
-
-
-def read_libsvm(path, rows):
-    labels, entries = [], []
-    with gzip.open(path, "rt") as f:
-        for line, text in zip(range(rows), f):
-            tokens = text.split()
-            labels.append(float(tokens[0]))
-            entries.append([(int(j) - 1, float(v)) for j, v in (t.split(":") for t in tokens[1:])])
-    dim = max(j for row in entries for j, _ in row) + 1
-    indptr = np.cumsum([0] + [len(r) for r in entries])
-    indices = [j for r in entries for j, _ in r]
-    data = [v for r in entries for _, v in r]
-    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(labels), dim)), np.array(labels)
 
 
 def test_check_estimator():
@@ -202,7 +188,7 @@ def joblib_round_trip(estimator):
 
 
 def main():
-    X, y = read_libsvm(os.path.join(sys.argv[1], "mushrooms.gz"), 600)
+    X, y = read_libsvm_gz(os.path.join(sys.argv[1], "mushrooms.gz"), 600)
     y = np.where(y == 2, 1.0, -1.0)  # mushrooms labels 1 and 2
     test_parameters_are_the_table()
     test_against_learner(X, y)

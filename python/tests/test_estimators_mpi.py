@@ -8,17 +8,16 @@ continues partial_fit exactly at P ranks too.
 
 Usage: mpirun -np P test_estimators_mpi.py DATA_DIR   (reads a slice of a9a.gz)
 """
-import gzip
 import os
 import pickle
 import sys
 
 import numpy as np
-import scipy.sparse
 from mpi4py import MPI
 
 import adasketch
 from adasketch import SketchedClassifier, SketchedRegressor
+from libsvm_data import read_libsvm_gz  # (python/tests)
 
 comm = MPI.COMM_WORLD
 BOUND = 1e-6
@@ -38,19 +37,6 @@ def same_on_every_rank(*arrays):
     """Whether the arrays' bytes are rank 0's on every rank."""
     mine = pickle.dumps([np.asarray(a) for a in arrays])
     return comm.bcast(mine, root=0) == mine
-
-
-def read_libsvm(path, rows):
-    labels, entries = [], []
-    with gzip.open(path, "rt") as f:
-        for _, text in zip(range(rows), f):
-            tokens = text.split()
-            labels.append(float(tokens[0]))
-            entries.append([(int(j) - 1, float(v)) for j, v in (t.split(":") for t in tokens[1:])])
-    indptr = np.cumsum([0] + [len(r) for r in entries])
-    indices = [j for r in entries for j, _ in r]
-    data = [v for r in entries for _, v in r]
-    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(labels), 123)), np.array(labels)
 
 
 def scores_of(est, X):
@@ -94,7 +80,7 @@ def compare(name, make, X, y):
 
 
 def main():
-    X, y = read_libsvm(os.path.join(sys.argv[1], "a9a.gz"), 400)
+    X, y = read_libsvm_gz(os.path.join(sys.argv[1], "a9a.gz"), 400, dim=123)
     rng = np.random.default_rng(0)  # the same rows on every rank
     D = rng.standard_normal((300, 17))
     classes = np.array(["x", "y", "z"])[np.argmax(D[:, :3] + 0.1 * rng.standard_normal((300, 3)), axis=1)]

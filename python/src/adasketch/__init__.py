@@ -8,7 +8,7 @@
   arguments of both, with the library's one set of defaults.
 - ``local_columns(n_features, bias, comm)``: the data columns a rank passes with ``columns="local"``.
 """
-from ._core import Learner, __version__, block_range, hyperparameters
+from ._core import Learner, __version__, hyperparameters
 
 __all__ = ["Learner", "SketchedClassifier", "SketchedRegressor", "hyperparameters", "local_columns", "__version__"]
 
