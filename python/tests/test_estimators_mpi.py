@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 from mpi4py import MPI
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
 
 import adasketch
 from adasketch import SketchedClassifier, SketchedRegressor
@@ -73,6 +75,11 @@ def compare(name, make, X, y):
     b.partial_fit(X[half:], y[half:])
     check(np.array_equal(a.coef_, b.coef_) and np.array_equal(scores_of(a, X), scores_of(b, X)),
           f"{name}: the unpickled estimator does not continue exactly")
+    # With a communicator given: clone (a copy is the same communicator) and a grid search, whose
+    # best estimator is the same on every rank.
+    check(clone(local).comm is comm and clone(make(comm=MPI.COMM_SELF)).comm is MPI.COMM_SELF, f"{name}: clone's comm")
+    grid = GridSearchCV(make(comm=comm, columns="local"), {"eta": [0.05, 0.5]}, cv=2).fit(X[:, begin:end], y)
+    check(same_on_every_rank(grid.best_params_["eta"], grid.predict(X[:, begin:end])), f"{name}: grid search differs by rank")
     scores = full.score(X, y), single.score(X, y)  # (collective: on every rank)
     if comm.rank == 0:
         print(f"test_estimators_mpi: {name} at {comm.size} rank(s): score {scores[0]:.4f}, "
@@ -89,6 +96,9 @@ def main():
     compare("ada-fd softmax, dense, 3 classes", lambda **kw: SketchedClassifier(algorithm="ada-fd", ell=5, **kw), D, classes)
     compare("rfd-son squared, dense regression",
             lambda **kw: SketchedRegressor(algorithm="rfd-son", ell=5, eta=0.05, max_iter=2, **kw), D, target)
+    # d = 2 with the bias: at 3 ranks one feature each, the last rank's the bias alone.
+    compare("ada-diag logistic, d = 2", lambda **kw: SketchedClassifier(algorithm="ada-diag", **kw), D[:, :2],
+            np.where(D[:, 0] - D[:, 1] > 0.2, 1, 0))
     if failures:
         return 1
     if comm.rank == 0:

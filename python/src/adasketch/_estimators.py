@@ -9,6 +9,7 @@ collective) with the same rows, either all d columns (``columns="full"``: each r
 or only its own block of the data's columns (``columns="local"``: ``local_columns`` says which);
 predictions, scores, ``coef_`` and ``intercept_`` are the same on every rank.
 """
+import copyreg
 import inspect
 
 import numpy as np
@@ -66,6 +67,36 @@ def local_columns(n_features, bias=1.0, comm=None):
     return min(begin, int(n_features)), min(end, int(n_features))
 
 
+# An mpi4py communicator is a handle: scikit-learn's clone deep-copies parameters, which mpi4py's
+# communicators refuse (they cannot be pickled). Registered for their type once an estimator is given
+# one, a copy is the same communicator: COMM_WORLD and COMM_SELF by name, any other by a reference
+# valid in this process.
+_COMMUNICATORS = {}
+
+
+def _predefined_communicator(name):
+    from mpi4py import MPI
+    return getattr(MPI, name)
+
+
+def _communicator_reference(key):
+    return _COMMUNICATORS[key]
+
+
+def _reduce_communicator(comm):
+    from mpi4py import MPI
+    for name in ("COMM_WORLD", "COMM_SELF"):
+        if comm == getattr(MPI, name):
+            return _predefined_communicator, (name,)
+    _COMMUNICATORS[id(comm)] = comm
+    return _communicator_reference, (id(comm),)
+
+
+def _copyable_communicator(comm):
+    if comm is not None and type(comm) not in copyreg.dispatch_table:
+        copyreg.pickle(type(comm), _reduce_communicator)
+
+
 def _plain(value):
     """numpy scalars (a grid search's values) as Python's, as the module's keywords take them."""
     return value.item() if isinstance(value, np.generic) else value
@@ -84,6 +115,11 @@ class _SketchedEstimator(BaseEstimator):
         for name, p in signature.parameters.items():
             if name != "self":
                 setattr(self, name, parameters.get(name, p.default))
+        _copyable_communicator(parameters.get("comm"))
+
+    def set_params(self, **params):
+        _copyable_communicator(params.get("comm"))
+        return super().set_params(**params)
 
     # --- the learner -----------------------------------------------------------------------------
     def _learner_loss(self):
@@ -121,7 +157,8 @@ class _SketchedEstimator(BaseEstimator):
             X = self._validate_data(X, accept_sparse="csr", dtype=np.float64, reset=reset)
             d = X.shape[1]
         else:
-            X = check_array(X, accept_sparse="csr", dtype=np.float64)
+            # (a rank may own no data column: d small, or only the bias feature)
+            X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_min_features=0)
             d = _core.allreduce_sum(X.shape[1], self.comm)
             if reset:
                 self.n_features_in_ = d
