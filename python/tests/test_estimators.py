@@ -113,6 +113,13 @@ def test_against_learner(X, y):
     scores = est.decision_function(X)
     check(np.max(np.abs(scores - (X @ est.coef_[0] + est.intercept_[0]))) <= 1e-9 * max(1, np.abs(scores).max()),
           "decision_function = X·coef_ + intercept_")
+    # set_params changes the next fit, not the fitted model.
+    est.set_params(bias=2.0, columns="local")
+    check(np.array_equal(est.decision_function(X), scores), "set_params changed the fitted model")
+    est.fit(X, y)  # (columns="local" at one process: all of them)
+    learner = adasketch.Learner("ada-fd", X.shape[1] + 1, ell=5)
+    learner.partial_fit(scipy.sparse.hstack([X, np.full((X.shape[0], 1), 2.0)], format="csr"), y)
+    check(est.intercept_[0] == 2.0 * learner.coef_[-1], "the next fit takes set_params' bias")
 
 
 def test_labels_and_inputs(X, y):

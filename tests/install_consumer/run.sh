@@ -79,6 +79,11 @@ if [ -n "$site" ] && [ -n "${ADASKETCH_PYTHON:-}" ]; then
   export PYTHONPATH="$site"
   run_everywhere "installed Python module" "$ADASKETCH_PYTHON" \
     "$source/python/tests/train_python.py" "$work/data.svm" oja-son 5 "$work/p.model" "$work/p.ckpt"
+  # the installed package's scikit-learn estimators: docs/python.md's examples as written
+  if "$ADASKETCH_PYTHON" -c "import sklearn" 2>/dev/null; then
+    run_everywhere "installed Python estimators" "$ADASKETCH_PYTHON" "$source/python/tests/run_doc_examples.py" \
+      "$source/docs/python.md"
+  fi
 fi
 
 # Shared: the library alone.

@@ -105,8 +105,6 @@ def _plain(value):
 class _SketchedEstimator(BaseEstimator):
     """What both estimators share: the learner, its input, pickling (see the module's description)."""
 
-    _which = 1  # the column of ESTIMATOR_PARAMETERS with this class's defaults
-
     def __init__(self, **parameters):
         signature = type(self).__init__.__signature__
         unknown = set(parameters) - set(signature.parameters)
@@ -128,13 +126,16 @@ class _SketchedEstimator(BaseEstimator):
     def _outputs(self):
         return 1
 
-    def _new_learner(self):
+    def _check_parameters(self):
+        """The estimator's own parameters (the learner checks the table's)."""
         if self.columns not in ("full", "local"):
             raise ValueError(f"columns must be 'full' or 'local', got {self.columns!r}")
         if not (np.isfinite(self.bias) and self.bias >= 0):
             raise ValueError(f"bias must be >= 0 (0: none), got {self.bias!r}")
         if int(self.max_iter) < 1:
             raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
+
+    def _new_learner(self):
         hyperparameters = {name: _plain(getattr(self, name)) for name, _, _ in HYPERPARAMETERS}
         outputs = self._outputs()
         return _core.Learner(self.algorithm, self._dim, self.comm, loss=self._learner_loss(),
@@ -152,8 +153,11 @@ class _SketchedEstimator(BaseEstimator):
 
     # --- input -----------------------------------------------------------------------------------
     def _check_X(self, X, reset):
-        """X as float64 dense or sorted CSR, and the learner's dimension on reset."""
-        if self.columns == "full":
+        """X as float64 dense or sorted CSR; on reset, the fitted layout (_columns, _bias, _dim),
+        which set_params changes at the next fit only."""
+        if reset:
+            self._columns, self._bias = self.columns, float(self.bias)
+        if self._columns == "full":
             X = self._validate_data(X, accept_sparse="csr", dtype=np.float64, reset=reset)
             d = X.shape[1]
         else:
@@ -165,24 +169,24 @@ class _SketchedEstimator(BaseEstimator):
             elif d != self.n_features_in_:
                 raise ValueError(f"X has {d} features, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input.")
-            begin, end = local_columns(d, self.bias, self.comm)
+            begin, end = local_columns(d, self._bias, self.comm)
             if X.shape[1] != end - begin:
                 raise ValueError(f"X has {X.shape[1]} columns on this rank, which owns the data columns "
                                  f"[{begin}, {end}) (adasketch.local_columns)")
         if scipy.sparse.issparse(X) and not X.has_sorted_indices:
             X = X.sorted_indices()
         if reset:
-            self._dim = d + (1 if self.bias > 0 else 0)
+            self._dim = d + (1 if self._bias > 0 else 0)
         return X
 
     def _local(self, X):
         """This rank's columns of [X, B] (the learner's block)."""
         d = self.n_features_in_
         begin, end = self._learner().local_range
-        if self.columns == "full":
+        if self._columns == "full":
             X = X[:, begin:min(end, d)]
         if end > d:  # this rank owns the bias feature
-            column = np.full((X.shape[0], 1), float(self.bias))
+            column = np.full((X.shape[0], 1), self._bias)
             X = (scipy.sparse.hstack([X, scipy.sparse.csr_matrix(column)], format="csr")
                  if scipy.sparse.issparse(X) else np.hstack([X, column]))
         return X
@@ -190,6 +194,7 @@ class _SketchedEstimator(BaseEstimator):
     # --- fitting ---------------------------------------------------------------------------------
     def _start(self, X, y, classes):
         """Resets the fitted state to a new learner for X's columns (and y's or the given classes)."""
+        self._check_parameters()
         X = self._check_X(X, reset=True)
         self._set_targets(y, classes)
         self._model, self._checkpoint = None, None
@@ -235,7 +240,7 @@ class _SketchedEstimator(BaseEstimator):
         """coef_ and intercept_ from all of W (d + 1 rows with a bias, K columns): on every rank."""
         W = self._learner().global_coef().reshape(self._dim, -1)
         d = self.n_features_in_
-        bias_row = W[d] * self.bias if self.bias > 0 else np.zeros(W.shape[1])
+        bias_row = W[d] * self._bias if self._bias > 0 else np.zeros(W.shape[1])
         self._set_weights(W[:d].T.copy(), bias_row)
 
     # --- prediction ------------------------------------------------------------------------------
