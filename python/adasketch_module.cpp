@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -254,7 +255,15 @@ class PyLearner {
     if (comm_.rank() == 0) std::remove(path.c_str());
   }
 
-  void save_model(const std::string& path) const { as::save_model(*learner_, as::LabelMap::of_loss(learner_->loss()), path); }
+  /// Collective. The model file; with a bias B > 0 the learner's last feature is B (as `adasketch
+  /// train --bias`), and `labels` (ascending) are the raw labels of −1, +1 (binary) or of the classes
+  /// 0..K−1 (softmax), as the label maps two_values and listed_classes (none: as the loss takes them).
+  void save_model(const std::string& path, double bias, const std::optional<std::vector<double>>& labels) const {
+    using Kind = as::LabelMap::Kind;
+    const as::LabelMap map = labels ? as::LabelMap(learner_->outputs() > 1 ? Kind::listed_classes : Kind::two_values, *labels)
+                                    : as::LabelMap::of_loss(learner_->loss());
+    as::save_model(*learner_, map, path, bias);
+  }
   void save_checkpoint(const std::string& path) { as::save_checkpoint(path, *learner_); }
   void load_checkpoint(const std::string& path) { as::load_checkpoint(path, *learner_); }
 
@@ -379,7 +388,9 @@ PYBIND11_MODULE(_core, m) {
       .def("checkpoint_bytes", &PyLearner::checkpoint_bytes, "The checkpoint file's bytes, on every rank (collective).")
       .def("restore_checkpoint_bytes", &PyLearner::restore_checkpoint_bytes, py::arg("data"),
            "Restores the learner from checkpoint_bytes() (collective).")
-      .def("save_model", &PyLearner::save_model, py::arg("path"))
+      .def("save_model", &PyLearner::save_model, py::arg("path"), py::arg("bias") = 0.0, py::arg("labels") = py::none(),
+           "The model file (collective); bias: the learner's last feature is this constant (adasketch train "
+           "--bias); labels: the raw labels of -1, +1 or of the classes 0..K-1, ascending.")
       .def("save_checkpoint", &PyLearner::save_checkpoint, py::arg("path"))
       .def("load_checkpoint", &PyLearner::load_checkpoint, py::arg("path"));
 }

@@ -49,6 +49,18 @@ def compare(name, cli, work, X, y, est, options):
     bound = 1e-9 * max(1.0, np.abs(W).max())
     check(np.abs(coef - W[:-1]).max() <= bound, f"{name}: coef_ differs from the CLI model's W by {np.abs(coef - W[:-1]).max():.3g}")
     check(np.abs(np.atleast_1d(est.intercept_) - est.bias * W[-1]).max() <= bound, f"{name}: intercept_ is not B·w_d")
+    # The estimator's model file, bias and label map with it, predicts as the estimator.
+    model, out = os.path.join(work, "est.model"), os.path.join(work, "est.predictions")
+    est.save_model(model)
+    subprocess.run([cli, "predict", "--model", model, "--data", data, "--predictions", out, "--quiet"], check=True)
+    lines = [line.split() for line in open(out)]
+    if isinstance(est, SketchedClassifier):
+        labels = np.array([float(t[0]) for t in lines])
+        check(np.array_equal(labels, est.predict(X)), f"{name}: adasketch predict on the estimator's model differs")
+    else:
+        values = np.array([float(t[0]) for t in lines])
+        check(np.abs(values - est.predict(X)).max() <= 1e-9 * max(1.0, np.abs(values).max()),
+              f"{name}: adasketch predict on the estimator's model differs")
     print(f"test_estimators_cli: {name}: coef_ and intercept_ are the CLI's (max |Δw| {np.abs(coef - W[:-1]).max():.2g})")
 
 

@@ -249,6 +249,15 @@ class _SketchedEstimator(BaseEstimator):
         X = self._check_X(X, reset=False)
         return self._learner().decision_function(self._local(X))
 
+    def save_model(self, path):
+        """Collective. The model file of `adasketch train --model` (docs/formats.md), with the bias and
+        the label map, for `adasketch predict` and the C, Fortran and Python model readers."""
+        check_is_fitted(self)
+        self._learner().save_model(path, bias=self._bias, labels=self._model_labels())
+
+    def _model_labels(self):
+        return None
+
     # --- pickling --------------------------------------------------------------------------------
     def __getstate__(self):
         """The parameters, the fitted attributes and the learner's checkpoint bytes (collective for a
@@ -325,6 +334,14 @@ class SketchedClassifier(ClassifierMixin, _SketchedEstimator):
         if self._outputs() > 1:
             return index.astype(np.float64)
         return np.where(index == 1, 1.0, -1.0)
+
+    def _model_labels(self):
+        if self._learner_loss() == "squared":  # least squares on ±1: the model's labels are ±1
+            return None
+        try:
+            return [float(c) for c in self.classes_]
+        except (TypeError, ValueError):
+            raise ValueError(f"save_model: a model file holds numeric labels, classes_ are {self.classes_!r}") from None
 
     def _set_weights(self, W, bias_row):
         if W.shape[0] == 2 and len(self.classes_) == 2:  # binary softmax: the margin of class 1
