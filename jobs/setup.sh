@@ -15,7 +15,7 @@ shift $(($# > 0 ? 1 : 0))
 
 packages=(build-essential cmake openmpi-bin libopenmpi-dev libopenblas-dev liblapacke-dev
           libblas3 liblapack3 libscalapack-openmpi-dev libgtest-dev zlib1g-dev pkgconf gfortran
-          python3-dev pybind11-dev python3-mpi4py python3-numpy python3-scipy python3-matplotlib
+          python3-dev pybind11-dev python3-mpi4py python3-numpy python3-scipy python3-sklearn python3-matplotlib
           libcli11-dev nlohmann-json3-dev libhdf5-openmpi-dev libxtensor-dev liblinear-tools
           slurm-wlm munge doxygen)
 missing=()

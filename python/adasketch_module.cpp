@@ -1,4 +1,6 @@
-// The Python module `adasketch` (pybind11): a learner on an mpi4py communicator with a
+// The compiled part `adasketch._core` (pybind11) of the Python package `adasketch` (python/src/adasketch/,
+// whose scikit-learn estimators are pure Python on top of it): a learner on an mpi4py communicator
+// (or MPI_COMM_WORLD when comm is None, MPI initialized here when no one has) with a
 // scikit-learn-like surface. Each rank passes its own columns of X (the features
 // [local_range[0], local_range[1]) of its block): a numpy array (n, local) or a scipy.sparse CSR
 // matrix with `local` columns. Errors raise ValueError (bad arguments), OSError (files),
@@ -7,8 +9,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -28,8 +38,71 @@ namespace {
 using Dense = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using Indices = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 
-// The MPI_Comm of an mpi4py communicator, through its Fortran handle (no mpi4py headers needed).
-MPI_Comm to_comm(const py::object& comm) { return MPI_Comm_f2c(comm.attr("py2f")().cast<MPI_Fint>()); }
+// MPI initialized by this module (no mpi4py imported): finalized when the interpreter exits.
+void ensure_mpi() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }));
+}
+
+// The MPI_Comm of an mpi4py communicator, through its Fortran handle (no mpi4py headers needed), or
+// MPI_COMM_WORLD for None.
+MPI_Comm to_comm(const py::object& comm) {
+  if (comm.is_none()) {
+    ensure_mpi();
+    return MPI_COMM_WORLD;
+  }
+  return MPI_Comm_f2c(comm.attr("py2f")().cast<MPI_Fint>());
+}
+
+// A hyperparameter's value as a Python object: a number, a bool, an enum's name, a tuple of numbers.
+template <class T>
+py::object hyperparameter_object(const T& value) {
+  if constexpr (std::is_enum_v<T>)
+    return py::str(as::to_string(value));
+  else if constexpr (std::is_same_v<T, std::vector<double>>)
+    return py::tuple(py::cast(value));
+  else
+    return py::cast(value);
+}
+
+// The table's rows as (name, default, help) tuples, in the table's order.
+py::list hyperparameter_rows() {
+  py::list rows;
+  const as::LearnerSpec defaults;
+  as::for_each_hyperparameter(
+      [&](const as::HyperparameterInfo& h, const auto& value) {
+        rows.append(py::make_tuple(std::string(h.member), hyperparameter_object(value), std::string(h.help)));
+      },
+      defaults);
+  return rows;
+}
+
+// A temporary file name agreed by every rank of comm (rank 0's, broadcast): in $TMPDIR or /tmp,
+// which the ranks must share (as they share the checkpoint files of `adasketch train`).
+std::string shared_temporary(const as::Communicator& comm) {
+  std::vector<char> name(4096, '\0');
+  if (comm.rank() == 0) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string path = std::string(dir && *dir ? dir : "/tmp") + "/adasketch-pickle-XXXXXX";
+    const int fd = mkstemp(path.data());
+    if (fd >= 0) {
+      close(fd);
+      path.copy(name.data(), std::min(path.size(), name.size() - 1));
+    }
+  }
+  comm.broadcast(std::span<char>(name), 0);
+  const std::string path(name.data());
+  if (path.empty()) throw as::Error("cannot create a temporary file for a checkpoint");
+  return path;
+}
 
 // A keyword argument as a hyperparameter's type (an enum by its name).
 template <class T>
@@ -133,7 +206,64 @@ class PyLearner {
     return out;
   }
 
-  void save_model(const std::string& path) const { as::save_model(*learner_, as::LabelMap::of_loss(learner_->loss()), path); }
+  /// Collective. All of W on every rank: shape (d,), or (d, K) for softmax.
+  py::array_t<double> global_coef() const {
+    const auto d = learner_->partition().dim();
+    const int K = learner_->outputs();
+    py::array_t<double> out(K == 1 ? std::vector<py::ssize_t>{d} : std::vector<py::ssize_t>{d, K});
+    std::span<double> all(out.mutable_data(), static_cast<std::size_t>(d * K));
+    std::fill(all.begin(), all.end(), 0.0);
+    const auto begin = learner_->partition().begin(comm_.rank());
+    learner_->weights(all.subspan(static_cast<std::size_t>(begin * K), static_cast<std::size_t>(learner_->local_dim() * K)));
+    comm_.allreduce_sum(all);  // each entry is one rank's value plus zeros: exact
+    return out;
+  }
+
+  /// Collective. The checkpoint file's bytes (as save_checkpoint writes them), on every rank.
+  py::bytes checkpoint_bytes() {
+    const std::string path = shared_temporary(comm_);
+    as::save_checkpoint(path, *learner_);
+    std::vector<char> bytes;
+    if (comm_.rank() == 0) {
+      std::ifstream in(path, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    comm_.barrier();
+    if (comm_.rank() == 0) std::remove(path.c_str());
+    auto size = static_cast<as::index_t>(bytes.size());
+    comm_.broadcast(std::span<as::index_t>(&size, 1), 0);
+    bytes.resize(static_cast<std::size_t>(size));
+    comm_.broadcast(std::span<char>(bytes), 0);
+    return py::bytes(bytes.data(), bytes.size());
+  }
+
+  /// Collective. Restores the learner from checkpoint_bytes() (rank 0's bytes count).
+  void restore_checkpoint_bytes(const py::bytes& bytes) {
+    const std::string path = shared_temporary(comm_);
+    if (comm_.rank() == 0) {
+      const std::string data = bytes;
+      std::ofstream(path, std::ios::binary).write(data.data(), static_cast<std::streamsize>(data.size()));
+    }
+    comm_.barrier();
+    try {
+      as::load_checkpoint(path, *learner_);
+    } catch (...) {
+      if (comm_.rank() == 0) std::remove(path.c_str());
+      throw;
+    }
+    comm_.barrier();
+    if (comm_.rank() == 0) std::remove(path.c_str());
+  }
+
+  /// Collective. The model file; with a bias B > 0 the learner's last feature is B (as `adasketch
+  /// train --bias`), and `labels` (ascending) are the raw labels of −1, +1 (binary) or of the classes
+  /// 0..K−1 (softmax), as the label maps two_values and listed_classes (none: as the loss takes them).
+  void save_model(const std::string& path, double bias, const std::optional<std::vector<double>>& labels) const {
+    using Kind = as::LabelMap::Kind;
+    const as::LabelMap map = labels ? as::LabelMap(learner_->outputs() > 1 ? Kind::listed_classes : Kind::two_values, *labels)
+                                    : as::LabelMap::of_loss(learner_->loss());
+    as::save_model(*learner_, map, path, bias);
+  }
   void save_checkpoint(const std::string& path) { as::save_checkpoint(path, *learner_); }
   void load_checkpoint(const std::string& path) { as::load_checkpoint(path, *learner_); }
 
@@ -181,7 +311,7 @@ class PyLearner {
 
 }  // namespace
 
-PYBIND11_MODULE(adasketch, m) {
+PYBIND11_MODULE(_core, m) {
   m.doc() = "Sketched full-matrix adaptive online learning (AdaGrad, Online Newton Step) over MPI";
   m.attr("__version__") = as::version();
   py::register_exception_translator([](std::exception_ptr p) {
@@ -201,12 +331,41 @@ PYBIND11_MODULE(adasketch, m) {
       "are local_range. Calls other than coef_ are collective. Hyperparameters are keyword arguments, with their "
       "defaults:" +
       hyperparameter_doc();
+  m.def("hyperparameters", &hyperparameter_rows,
+        "The hyperparameter table's rows as (name, default, help), in its order: the keyword arguments of "
+        "Learner and of the estimators, with the library's one set of defaults.");
+  m.attr("default_loss") = as::to_string(d.loss);
+  m.attr("default_algorithm") = d.algorithm;
+  m.def(
+      "block_range",
+      [](as::index_t dim, const py::object& comm) {
+        const as::Communicator c(to_comm(comm));
+        const as::BlockPartition partition(dim, c.size());
+        return py::make_tuple(partition.begin(c.rank()), partition.end(c.rank()));
+      },
+      py::arg("dim"), py::arg("comm") = py::none(),
+      "[begin, end): this rank's features of `dim` split as a Learner splits them (uniform blocks).");
+  m.def(
+      "comm_rank_size",
+      [](const py::object& comm) {
+        const as::Communicator c(to_comm(comm));
+        return py::make_tuple(c.rank(), c.size());
+      },
+      py::arg("comm") = py::none(), "(rank, size) of comm (None: MPI_COMM_WORLD).");
+  m.def(
+      "allreduce_sum",
+      [](as::index_t value, const py::object& comm) { return as::Communicator(to_comm(comm)).allreduce_sum(value); },
+      py::arg("value"), py::arg("comm") = py::none(), "Collective. The sum of an integer over comm's ranks.");
+  m.def(
+      "allreduce_max",
+      [](double value, const py::object& comm) { return as::Communicator(to_comm(comm)).allreduce_max(value); },
+      py::arg("value"), py::arg("comm") = py::none(), "Collective. The maximum of a number over comm's ranks.");
   py::class_<PyLearner>(m, "Learner", learner_doc.c_str())
       .def(py::init([](const std::string& algorithm, as::index_t n_features, const py::object& comm,
                        const std::string& loss, int classes, const py::kwargs& hyperparameters) {
              return PyLearner(spec_of(algorithm, loss, classes, hyperparameters), n_features, comm);
            }),
-           py::arg("algorithm"), py::arg("n_features"), py::arg("comm"), py::arg("loss") = as::to_string(d.loss),
+           py::arg("algorithm"), py::arg("n_features"), py::arg("comm") = py::none(), py::arg("loss") = as::to_string(d.loss),
            py::arg("classes") = d.classes)
       .def("partial_fit", &PyLearner::partial_fit, py::arg("X"), py::arg("y"),
            "One online step per row of X (this rank's columns); returns the online mistakes.")
@@ -225,7 +384,13 @@ PYBIND11_MODULE(adasketch, m) {
       .def_property_readonly("n_features_in_", &PyLearner::n_features)
       .def_property_readonly("steps", &PyLearner::steps)
       .def_property_readonly("name", &PyLearner::name)
-      .def("save_model", &PyLearner::save_model, py::arg("path"))
+      .def("global_coef", &PyLearner::global_coef, "All of W, on every rank (collective).")
+      .def("checkpoint_bytes", &PyLearner::checkpoint_bytes, "The checkpoint file's bytes, on every rank (collective).")
+      .def("restore_checkpoint_bytes", &PyLearner::restore_checkpoint_bytes, py::arg("data"),
+           "Restores the learner from checkpoint_bytes() (collective).")
+      .def("save_model", &PyLearner::save_model, py::arg("path"), py::arg("bias") = 0.0, py::arg("labels") = py::none(),
+           "The model file (collective); bias: the learner's last feature is this constant (adasketch train "
+           "--bias); labels: the raw labels of -1, +1 or of the classes 0..K-1, ascending.")
       .def("save_checkpoint", &PyLearner::save_checkpoint, py::arg("path"))
       .def("load_checkpoint", &PyLearner::load_checkpoint, py::arg("path"));
 }

@@ -73,11 +73,17 @@ if [ -f "$work/static/include/adasketch/fortran/adasketch.mod" ]; then
   cmake --build "$work/fortran" >/dev/null
   run_everywhere "installed Fortran program" "$work/fortran/train_fortran" "$work/data.txt" ada-fd 5 "$work/f.model" "$work/f.ckpt"
 fi
-site="$(find "$work/static" -name 'adasketch.cpython-*.so' -printf '%h\n' | head -1)"
+site="$(find "$work/static" -path '*/adasketch/_core.cpython-*.so' -printf '%h\n' | head -1)"
+[ -z "$site" ] || site="$(dirname "$site")"  # the package's parent directory
 if [ -n "$site" ] && [ -n "${ADASKETCH_PYTHON:-}" ]; then
   export PYTHONPATH="$site"
   run_everywhere "installed Python module" "$ADASKETCH_PYTHON" \
     "$source/python/tests/train_python.py" "$work/data.svm" oja-son 5 "$work/p.model" "$work/p.ckpt"
+  # the installed package's scikit-learn estimators: docs/python.md's examples as written
+  if "$ADASKETCH_PYTHON" -c "import sklearn" 2>/dev/null; then
+    run_everywhere "installed Python estimators" "$ADASKETCH_PYTHON" "$source/python/tests/run_doc_examples.py" \
+      "$source/docs/python.md"
+  fi
 fi
 
 # Shared: the library alone.
