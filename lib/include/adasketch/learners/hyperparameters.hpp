@@ -8,6 +8,7 @@
 /// text of the C and Fortran interfaces.
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "adasketch/learners/hyperparameter_table.h"
@@ -34,6 +35,8 @@ bool in_range(HyperparameterRange range, std::uint64_t value) noexcept;
 bool in_range(HyperparameterRange range, const std::vector<double>& values) noexcept;
 template <class Choice>
 bool in_range(HyperparameterRange, const Choice&) noexcept {
+  static_assert(std::is_enum_v<Choice> || std::is_same_v<Choice, bool>,
+                "a table row of another type needs its own in_range overload");
   return true;
 }
 ///@}
