@@ -30,11 +30,11 @@ void require(bool ok, const std::string& what) {
 // partition (feature j's K entries j·K … j·K+K−1 on j's owner), data in R^d.
 std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartition& features, const Loss& loss,
                                      const SketchedAdaGradOptions& o, SketchForm form) {
-  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number_text(o.eta));
-  // The table's ranges; a subnormal δ is refused there: 1/δ overflows (the preconditioner's null-space
-  // scale, ADA-FD eq. (6)).
-  detail::check_hyperparameters(o, "SketchedAdaGrad");
+  // The stricter rules first (η > 0, ℓ ≥ 1), then the table's ranges; a subnormal δ is refused there:
+  // 1/δ overflows (the preconditioner's null-space scale, ADA-FD eq. (6)).
   require(o.ell >= 1, "ell must be >= 1, got " + number_text(o.ell));
+  require(std::isfinite(o.eta) && o.eta > 0.0, "eta must be positive and finite, got " + number_text(o.eta));
+  detail::check_hyperparameters(o, "SketchedAdaGrad");
   require(o.rank_tolerance >= 0.0 && o.rank_tolerance < 1.0,
           "rank_tolerance must be in [0, 1), got " + number_text(o.rank_tolerance));
   require(o.prox_tolerance > 0.0 && o.prox_tolerance < 1.0,
