@@ -48,13 +48,6 @@ double rounded_sum(const std::vector<double>& partials) {
 
 }  // namespace
 
-double predicted_label(const Loss& loss, const LabelMap& labels, std::span<const double> scores) {
-  if (!loss.is_classification()) return scores[0];
-  if (loss.kind() == LossKind::softmax)
-    return labels.original(static_cast<double>(std::max_element(scores.begin(), scores.end()) - scores.begin()));
-  return labels.original(scores[0] > 0.0 ? 1.0 : -1.0);
-}
-
 PredictionsFile::PredictionsFile(const Communicator& comm, std::string path, std::string option, const Loss& loss,
                                  const LabelMap& labels, std::span<const double> weights)
     : comm_(comm), path_(std::move(path)), option_(std::move(option)), loss_(loss), labels_(labels),

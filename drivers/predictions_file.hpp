@@ -24,11 +24,6 @@
 
 namespace adasketch::driver {
 
-/// The label a model predicts from its scores, in the data's own labels (the inverse of `labels`):
-/// binary: the positive label when the score is > 0, else the negative one; softmax: the class of
-/// the largest score (ties: the smallest); regression: the score.
-double predicted_label(const Loss& loss, const LabelMap& labels, std::span<const double> scores);
-
 class PredictionsFile {
  public:
   /// Collective. Rank 0 opens an AtomicOutput for PATH; failing that, InvalidArgument naming `option`

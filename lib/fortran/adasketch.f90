@@ -17,7 +17,8 @@ module adasketch
 
   public :: adasketch_create, adasketch_free, adasketch_local_range, adasketch_step_dense, &
             adasketch_step_sparse, adasketch_predict_dense, adasketch_weights, adasketch_save_model, &
-            adasketch_save_checkpoint, adasketch_load_checkpoint, adasketch_steps, adasketch_last_error
+            adasketch_save_checkpoint, adasketch_load_checkpoint, adasketch_steps, adasketch_last_error, &
+            adasketch_predict_label_dense, adasketch_predict_label_sparse, adasketch_intercept, adasketch_outputs
 
   interface
     function c_create_settings_f(comm, dim, algorithm, loss, settings, learner) &
@@ -38,6 +39,12 @@ module adasketch
       import :: c_ptr, c_int64_t, c_int
       type(c_ptr), value :: learner
       integer(c_int64_t), intent(out) :: lo, hi
+      integer(c_int) :: s
+    end function
+    function c_outputs(learner, outputs) bind(c, name="adasketch_learner_outputs") result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: learner
+      integer(c_int), intent(out) :: outputs
       integer(c_int) :: s
     end function
     function c_steps(learner, steps) bind(c, name="adasketch_learner_steps") result(s)
@@ -72,6 +79,29 @@ module adasketch
       type(c_ptr), value :: learner
       real(c_double), intent(in) :: x(*)
       real(c_double), intent(out) :: scores(*)
+      integer(c_int) :: s
+    end function
+    function c_predict_label_dense(learner, x, label) bind(c, name="adasketch_predict_label_dense") result(s)
+      import :: c_ptr, c_double, c_int
+      type(c_ptr), value :: learner
+      real(c_double), intent(in) :: x(*)
+      real(c_double), intent(out) :: label
+      integer(c_int) :: s
+    end function
+    function c_predict_label_sparse(learner, nnz, indices, values, label) &
+        bind(c, name="adasketch_predict_label_sparse") result(s)
+      import :: c_ptr, c_int64_t, c_double, c_int
+      type(c_ptr), value :: learner
+      integer(c_int64_t), value :: nnz
+      integer(c_int64_t), intent(in) :: indices(*)
+      real(c_double), intent(in) :: values(*)
+      real(c_double), intent(out) :: label
+      integer(c_int) :: s
+    end function
+    function c_intercept(learner, intercept) bind(c, name="adasketch_intercept") result(s)
+      import :: c_ptr, c_double, c_int
+      type(c_ptr), value :: learner
+      real(c_double), intent(out) :: intercept(*)
       integer(c_int) :: s
     end function
     function c_weights(learner, w) bind(c, name="adasketch_weights") result(s)
@@ -143,8 +173,11 @@ contains
   ! uniformly over comm's ranks; the other hyperparameters are the library's defaults unless given,
   ! as arguments or by name in `settings`: blank-separated member=value pairs, members and values as
   ! adasketch_learner_create_settings takes them (adasketch.h), e.g. 'delta=0.5 eta_schedule=inv-t'.
+  ! bias: B > 0 appends the constant feature B to every example (`adasketch train --bias`; the caller
+  ! passes only the data's features); labels: the caller's labels, ascending (the two of a binary loss,
+  ! or the K classes of softmax).
   subroutine adasketch_create(learner, comm, dim, algorithm, status, loss, ell, eta, alpha0, form, lambda1, lambda2, &
-                              diag_rescale, settings)
+                              diag_rescale, settings, bias, labels)
     type(adasketch_learner), intent(out) :: learner
     integer, intent(in) :: comm
     integer(c_int64_t), intent(in) :: dim
@@ -152,11 +185,12 @@ contains
     integer, intent(out) :: status
     character(len=*), intent(in), optional :: loss, form, settings
     integer(c_int64_t), intent(in), optional :: ell
-    real(c_double), intent(in), optional :: eta, alpha0, lambda1, lambda2
+    real(c_double), intent(in), optional :: eta, alpha0, lambda1, lambda2, bias, labels(:)
     logical, intent(in), optional :: diag_rescale
     character(len=:), allocatable :: text
     character(kind=c_char), allocatable, target :: c_loss(:)
     type(c_ptr) :: loss_ptr
+    integer :: i
     text = ''
     if (present(form)) text = text // ' form=' // trim(form)
     if (present(ell)) text = text // ' ell=' // integer_text(ell)
@@ -165,6 +199,14 @@ contains
     if (present(lambda1)) text = text // ' lambda1=' // real_text(lambda1)
     if (present(lambda2)) text = text // ' lambda2=' // real_text(lambda2)
     if (present(diag_rescale)) text = text // merge(' diag_rescale=true ', ' diag_rescale=false', diag_rescale)
+    if (present(bias)) text = text // ' bias=' // real_text(bias)
+    if (present(labels)) then
+      text = text // ' labels='
+      do i = 1, size(labels)
+        if (i > 1) text = text // ','
+        text = text // real_text(labels(i))
+      end do
+    end if
     if (present(settings)) text = text // ' ' // settings
     loss_ptr = c_null_ptr
     if (present(loss)) then
@@ -190,6 +232,16 @@ contains
     lo = begin + 1
     hi = end
   end subroutine adasketch_local_range
+
+  ! Local. K, the scores per example (1 but for softmax).
+  subroutine adasketch_outputs(learner, outputs, status)
+    type(adasketch_learner), intent(in) :: learner
+    integer, intent(out) :: outputs
+    integer, intent(out) :: status
+    integer(c_int) :: k
+    status = c_outputs(learner%handle, k)
+    outputs = k
+  end subroutine adasketch_outputs
 
   subroutine adasketch_steps(learner, steps, status)
     type(adasketch_learner), intent(in) :: learner
@@ -251,6 +303,42 @@ contains
       status = c_predict_dense(learner%handle, dummy, scores)
     end if
   end subroutine adasketch_predict_dense
+
+  ! Collective. The label predicted for an example (dense: this rank's hi − lo + 1 values; sparse:
+  ! ascending 1-based local indices and their values), in the caller's labels.
+  subroutine adasketch_predict_label_dense(learner, x, label, status)
+    type(adasketch_learner), intent(in) :: learner
+    real(c_double), intent(in) :: x(:)
+    real(c_double), intent(out) :: label
+    integer, intent(out) :: status
+    real(c_double) :: dummy(1)
+    if (size(x) > 0) then
+      status = c_predict_label_dense(learner%handle, x, label)
+    else
+      status = c_predict_label_dense(learner%handle, dummy, label)
+    end if
+  end subroutine adasketch_predict_label_dense
+
+  subroutine adasketch_predict_label_sparse(learner, indices, values, label, status)
+    type(adasketch_learner), intent(in) :: learner
+    integer(c_int64_t), intent(in) :: indices(:)
+    real(c_double), intent(in) :: values(:)
+    real(c_double), intent(out) :: label
+    integer, intent(out) :: status
+    integer(c_int64_t) :: zero_based(max(size(indices), 1))
+    real(c_double) :: v(max(size(values), 1))
+    zero_based(1:size(indices)) = indices - 1
+    v(1:size(values)) = values
+    status = c_predict_label_sparse(learner%handle, int(size(indices), c_int64_t), zero_based, v, label)
+  end subroutine adasketch_predict_label_sparse
+
+  ! Collective. intercept(1:K) = B·W(d + 1, 1:K), the bias feature's weights (zeros without a bias).
+  subroutine adasketch_intercept(learner, intercept, status)
+    type(adasketch_learner), intent(in) :: learner
+    real(c_double), intent(out) :: intercept(:)
+    integer, intent(out) :: status
+    status = c_intercept(learner%handle, intercept)
+  end subroutine adasketch_intercept
 
   ! Local. This rank's rows of W: w((j − lo)·K + k) = W(j, k) for j = lo..hi.
   subroutine adasketch_weights(learner, w, status)

@@ -46,4 +46,29 @@ for case in "${settings_cases[@]}"; do
     fi
   done
 done
+# The bias and the caller's labels (the C and Fortran settings) against `adasketch train --bias` on the
+# same data with other labels: binary {3, 7} (3 is −1) and softmax {2, 5, 9}, which the CLI maps alike.
+awk '{ $1 = ($1 > 0) ? 7 : 3; print }' "$work/data.svm" >"$work/binary.svm"
+awk '{ $1 = ($1 < 0) ? 2 : ((NR % 2) ? 5 : 9); print }' "$work/data.svm" >"$work/classes.svm"
+bias_cases=("fast-rfd-son|binary|logistic|bias=1 labels=3,7|--bias 1"
+  "ada-diag|binary|hinge|bias=2.5 labels=3,7|--bias 2.5 --loss hinge"
+  "ada-fd|classes|softmax|bias=1 labels=2,5,9|--bias 1 --loss softmax")
+[ -z "${ADASKETCH_EXACT_LEARNERS:-}" ] || bias_cases+=("full-on|binary|logistic|bias=1 labels=3,7|--bias 1")
+for case in "${bias_cases[@]}"; do
+  IFS='|' read -r algorithm data loss settings options <<<"$case"
+  read -ra cli_options <<<"$options"
+  mpirun_ "$adasketch" train --algo "$algorithm" --ell 6 "${cli_options[@]}" --data "$work/$data.svm" \
+    --model "$work/cli.model" >/dev/null 2>&1
+  awk '{ printf "%s %d", $1, NF - 1; for (i = 2; i <= NF; ++i) { split($i, e, ":"); printf " %s %s", e[1], e[2] } print "" }' \
+    "$work/$data.svm" >"$work/$data.txt"
+  for program in "$@"; do
+    name="$(basename "$program")"
+    case "$name" in *.py) continue ;; *fortran*) input="$work/$data.txt" ;; *) input="$work/$data.svm" ;; esac
+    mpirun_ "$program" "$input" "$algorithm" 6 "$work/$name.model" "$work/$name.ckpt" "$settings" "$loss"
+    if ! cmp -s "$work/cli.model" "$work/$name.model"; then
+      echo "run.sh: $name's $algorithm model with '$settings' ($loss) differs from the CLI's with '$options' at $np ranks"
+      exit 1
+    fi
+  done
+done
 echo "run.sh: the models of $* equal the CLI's at $np ranks"

@@ -11,7 +11,11 @@
  *
  * Each rank passes its own block of an example's features: local features [begin, end) of
  * adasketch_learner_local_range, dense (end − begin values) or sparse (ascending local indices).
- * Labels follow the loss: ±1 for binary losses, 0 … K−1 for softmax, any real for regression. */
+ * With a bias B > 0 (`adasketch train --bias B`) the learner has one more feature, the constant B,
+ * which the library appends: the caller passes only the data's features, and reads the intercept with
+ * adasketch_intercept. Labels are the caller's own when the learner is given them (`labels`: the two
+ * labels of a binary loss, negative first, or the K classes of softmax, ascending), else they follow
+ * the loss: ±1 for binary losses, 0 … K−1 for softmax, any real for regression. */
 #ifndef ADASKETCH_ADASKETCH_H
 #define ADASKETCH_ADASKETCH_H
 
@@ -48,10 +52,12 @@ const char* adasketch_version(void);
   int64_t member##_count;                       \
   const double* member;
 #define ADASKETCH_SPEC_FIELD(kind, type, member, ...) ADASKETCH_SPEC_FIELD_##kind(type, member)
-/** The hyperparameters of a learner (make_learner's C++ LearnerSpec). Its fields: the algorithm (ada-diag,
+/** A learner's hyperparameters (make_learner's C++ LearnerSpec), bias and labels. Its fields: the algorithm (ada-diag,
  * ada-fd, fast-ada-fd, ada-gp, ada-dp and their -da forms, fd-son, fast-fd-son, rp-son, oja-son, rfd-son,
  * fast-rfd-son, comp-adagrad, comp-adagrad-da; with ScaLAPACK ada-full, ada-full-da, full-on), the loss
- * (squared, absolute, logistic, hinge, squared-hinge, softmax), K for softmax, then one field per row of
+ * (squared, absolute, logistic, hinge, squared-hinge, softmax), K for softmax, the bias B (≥ 0; 0: none) and
+ * the caller's labels (a count and ascending values; 0: the loss's own; with softmax K is their count),
+ * then one field per row of
  * the hyperparameter table (adasketch/learners/hyperparameter_table.h: each one's meaning, range and
  * default), in its order and named by its member: a number as its type (e.g. `double eta`), a choice as
  * its name (e.g. `const char* form`, "auto"), a flag as an int (nonzero: on), a list as a count and its
@@ -62,6 +68,9 @@ typedef struct adasketch_spec {
   const char* algorithm; /**< the algorithm's name, e.g. "ada-fd" */
   const char* loss;      /**< the loss's name, e.g. "logistic" */
   int classes;           /**< K for the softmax loss */
+  double bias;           /**< B > 0: every example gets the constant feature B (the intercept's); 0: none */
+  int64_t labels_count;  /**< how many labels: 2 (binary losses), K (softmax), 0 (the loss's own) */
+  const double* labels;  /**< the caller's labels, ascending: binary −1, +1 or softmax 0 … K−1 stand for them */
   ADASKETCH_HYPERPARAMETERS(ADASKETCH_SPEC_FIELD)
 } adasketch_spec;
 #undef ADASKETCH_SPEC_FIELD
@@ -77,10 +86,12 @@ void adasketch_spec_defaults(adasketch_spec* spec);
 /** A learner (opaque): created by the adasketch_learner_create calls, freed by adasketch_learner_free. */
 typedef struct adasketch_learner adasketch_learner;
 
-/** Collective. d features split uniformly over the ranks of comm; *learner receives the new learner. */
+/** Collective. d features (the data's: a bias feature comes on top) split uniformly over the ranks of
+ * comm, as `adasketch train` splits them; *learner receives the new learner. */
 adasketch_status adasketch_learner_create(MPI_Comm comm, int64_t dim, const adasketch_spec* spec,
                                           adasketch_learner** learner);
-/** Collective. The caller's split: this rank owns local_dim features, after those of the lower ranks. */
+/** Collective. The caller's split: this rank owns local_dim data features, after those of the lower
+ * ranks (a bias feature goes to the rank that holds the last one). */
 adasketch_status adasketch_learner_create_local(MPI_Comm comm, int64_t local_dim, const adasketch_spec* spec,
                                                 adasketch_learner** learner);
 /** Collective. adasketch_learner_create, and adasketch_learner_create_local, with a Fortran
@@ -93,8 +104,8 @@ adasketch_status adasketch_learner_create_local_f(MPI_Fint comm, int64_t local_d
 /**@}*/
 /** Collective. The same with the hyperparameters as text: `settings` holds member=value pairs
  * separated by blanks (members as in adasketch_spec, and classes; values as `adasketch train` writes
- * them, e.g. "ell=20 eta=0.5 eta_schedule=inv-t diag_rescale=true oja_gamma=1,0.5") over the
- * defaults; loss NULL is the default loss, settings NULL or "" keeps every default. An unknown
+ * them, e.g. "ell=20 eta=0.5 eta_schedule=inv-t diag_rescale=true oja_gamma=1,0.5 bias=1 labels=3,7")
+ * over the defaults; loss NULL is the default loss, settings NULL or "" keeps every default. An unknown
  * member, a member given twice or a value not of its type is ADASKETCH_INVALID_ARGUMENT. The Fortran
  * module creates its learners with it. */
 /**@{*/
@@ -107,7 +118,8 @@ adasketch_status adasketch_learner_create_settings_f(MPI_Fint comm, int64_t dim,
 /** Local. Frees the learner (NULL is allowed). */
 void adasketch_learner_free(adasketch_learner* learner);
 
-/** Local. This rank's features [*begin, *end), d, the scores per example K and the steps so far. */
+/** Local. This rank's data features [*begin, *end), the data's d, the scores per example K and the steps
+ * so far. */
 /**@{*/
 adasketch_status adasketch_learner_local_range(const adasketch_learner* learner, int64_t* begin, int64_t* end);
 adasketch_status adasketch_learner_dim(const adasketch_learner* learner, int64_t* dim);
@@ -117,7 +129,8 @@ adasketch_status adasketch_learner_steps(const adasketch_learner* learner, int64
 
 /** Collective. One online step on an example, dense (x: this rank's end − begin values) or sparse
  * (nnz ascending local indices and their values); its loss before the update and whether it was a
- * mistake go to *loss and *mistake when they are not NULL. */
+ * mistake go to *loss and *mistake when they are not NULL. A label that is not one of the learner's is
+ * ADASKETCH_INVALID_ARGUMENT. */
 /**@{*/
 adasketch_status adasketch_step_dense(adasketch_learner* learner, const double* x, double label, double* loss,
                                       int* mistake);
@@ -134,14 +147,26 @@ adasketch_status adasketch_predict_dense(const adasketch_learner* learner, const
 adasketch_status adasketch_predict_sparse(const adasketch_learner* learner, int64_t nnz, const int64_t* indices,
                                           const double* values, double* scores);
 /**@}*/
-/** Local. This rank's rows of W: weights[j·K + k] = W[begin + j, k], (end − begin)·K values. */
+/** Collective. The label predicted for an example (dense or sparse, as for a step), in the caller's
+ * labels: binary, the positive one when the score is > 0; softmax, the class of the largest score;
+ * regression, the score. */
+/**@{*/
+adasketch_status adasketch_predict_label_dense(const adasketch_learner* learner, const double* x, double* label);
+adasketch_status adasketch_predict_label_sparse(const adasketch_learner* learner, int64_t nnz, const int64_t* indices,
+                                                const double* values, double* label);
+/**@}*/
+/** Local. This rank's rows of W: weights[j·K + k] = W[begin + j, k], (end − begin)·K values (the
+ * data's features; the bias feature's row is in adasketch_intercept). */
 adasketch_status adasketch_weights(const adasketch_learner* learner, double* weights);
+/** Collective. The K intercepts B·W[d, k] (zeros without a bias), the same on every rank. */
+adasketch_status adasketch_intercept(const adasketch_learner* learner, double* intercept);
 
-/** Collective. A model file of the current weights (readable by `adasketch predict` at any rank count);
- * labels as the loss takes them. */
+/** Collective. A model file of the current weights, with the bias and the labels (readable by
+ * `adasketch predict` at any rank count). */
 adasketch_status adasketch_save_model(const adasketch_learner* learner, const char* path);
 /** Collective. The learner's complete state after adasketch_learner_steps() examples, and its
- * restoration into a learner created with the same spec and d (at any rank count). */
+ * restoration into a learner created with the same spec, bias, labels and d (at any rank count; a
+ * mismatch is ADASKETCH_INPUT_ERROR and leaves the learner as it was). */
 /**@{*/
 adasketch_status adasketch_save_checkpoint(adasketch_learner* learner, const char* path);
 adasketch_status adasketch_load_checkpoint(adasketch_learner* learner, const char* path);
@@ -157,10 +182,15 @@ adasketch_status adasketch_model_load_f(MPI_Fint comm, const char* path, adasket
 /**@}*/
 /** Local. Frees the model (NULL is allowed). */
 void adasketch_model_free(adasketch_model* model);
-/** Local. This rank's features [*begin, *end) of the model. */
+/** Local. This rank's data features [*begin, *end) of the model (a bias feature is appended by the
+ * library, as for a learner). */
 adasketch_status adasketch_model_local_range(const adasketch_model* model, int64_t* begin, int64_t* end);
 /** Collective. The K scores of a dense example (this rank's end − begin values) under the model. */
 adasketch_status adasketch_model_predict_dense(const adasketch_model* model, const double* x, double* scores);
+/** Collective. The label the model predicts for a dense example, in the training data's labels. */
+adasketch_status adasketch_model_predict_label_dense(const adasketch_model* model, const double* x, double* label);
+/** Collective. The model's K intercepts (zeros without a bias), the same on every rank. */
+adasketch_status adasketch_model_intercept(const adasketch_model* model, double* intercept);
 
 #ifdef __cplusplus
 }

@@ -218,4 +218,11 @@ std::vector<double> agree_label_values(const Communicator& comm, std::vector<dou
   return all;
 }
 
+double predicted_label(const Loss& loss, const LabelMap& labels, std::span<const double> scores) {
+  if (!loss.is_classification()) return scores[0];
+  if (loss.kind() == LossKind::softmax)
+    return labels.original(static_cast<double>(std::max_element(scores.begin(), scores.end()) - scores.begin()));
+  return labels.original(scores[0] > 0.0 ? 1.0 : -1.0);
+}
+
 }  // namespace adasketch

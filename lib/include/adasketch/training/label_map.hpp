@@ -81,6 +81,11 @@ class LabelMap {
   std::vector<double> values_;
 };
 
+/// The label a model predicts from its K scores, in the data's own labels (the inverse of `labels`):
+/// binary: the positive label when the score is > 0, else the negative one; softmax: the class of
+/// the largest score (ties: the smallest); regression: the score.
+double predicted_label(const Loss& loss, const LabelMap& labels, std::span<const double> scores);
+
 /// Collective: the union of every rank's distinct labels `mine`, ascending, the same on every rank;
 /// at most LabelMap::kMaxValues + 1 values are kept (enough to tell that there are too many).
 std::vector<double> agree_label_values(const Communicator& comm, std::vector<double> mine);
