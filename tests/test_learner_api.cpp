@@ -161,10 +161,17 @@ TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
   given.diag_rescale = true;
   given.grid_rows = 1;
   const auto reads = hyperparameters_read();
-  for (const auto& [algorithm, members] : reads) {
+  // Each also under --auto (AutoTunedLearner), which every family reads.
+  for (const bool tuned : {false, true}) {
+  for (auto [algorithm, members] : reads) {
     LearnerSpec spec = given;
     spec.algorithm = algorithm;
     if (algorithm == "oja-son") spec.oja_gamma = {0.5};
+    if (tuned) {
+      spec.auto_tune = true;
+      spec.auto_examples = 5;
+      members.insert(members.end(), {"auto_tune", "auto_examples"});
+    }
     LearnerSpec expected;
     expected.algorithm = algorithm;
     expected.loss = LossKind::squared;
@@ -179,6 +186,7 @@ TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
     for (const auto& d : spec_differences(reported, expected))
       ADD_FAILURE() << algorithm << ": " << d.field << " is " << d.saved << ", expected " << d.given;
     EXPECT_EQ(reported.grid_rows, expected.grid_rows) << algorithm;  // (spec_differences skips the layout)
+  }
   }
 }
 

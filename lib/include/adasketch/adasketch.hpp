@@ -28,6 +28,7 @@
 #include "adasketch/io/checkpoint.hpp"
 #include "adasketch/io/linear_model.hpp"
 #include "adasketch/io/state_fields.hpp"
+#include "adasketch/learners/auto_tune/auto_tuned_learner.hpp"
 #include "adasketch/learners/comp_adagrad/comp_adagrad.hpp"
 #include "adasketch/learners/defaults.hpp"
 #include "adasketch/learners/diagonal/diagonal_adagrad.hpp"

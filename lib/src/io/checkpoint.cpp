@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -21,6 +23,9 @@ namespace adasketch {
 struct detail::CheckpointAccess {
   static void before_save(Learner& learner, StateFields& fields) { learner.before_state_save(fields); }
   static void after_load(Learner& learner, StateFields& fields) { learner.after_state_load(fields); }
+  static void prepare_load(Learner& learner, const std::function<std::int64_t(const std::string&)>& saved_integer) {
+    learner.prepare_state_load(saved_integer);
+  }
 };
 
 namespace {
@@ -216,6 +221,16 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
   const Front front = read_front(file, path, true);
   const CheckpointHeader& header = front.decoded.header;
   require_same_learner(header, learner, path);
+  detail::CheckpointAccess::prepare_load(learner, [&](const std::string& name) {
+    const auto entry = std::find_if(front.table.begin(), front.table.end(), [&](const FieldEntry& e) { return e.name == name; });
+    if (entry == front.table.end() || entry->kind != static_cast<std::uint64_t>(Kind::integer))
+      throw InputError(path, 0, "the checkpoint has no integer field '" + name + "'");
+    std::uint64_t word = 0;
+    file.read_bytes(static_cast<MPI_Offset>(entry->offset), reinterpret_cast<unsigned char*>(&word), 8);
+    if (detail::checksum_part(std::span<const std::uint64_t>(&word, 1), 0) != entry->checksum)
+      throw InputError(path, 0, "corrupt checkpoint file: checksum mismatch in field '" + name + "'");
+    return static_cast<std::int64_t>(word);
+  });
   learner.choose_form(header.spec.form);
   StateFields state;
   learner.state_fields(state);

@@ -9,7 +9,8 @@
 
 namespace adasketch {
 
-StateFields::Field& StateFields::add(const std::string& name, Kind kind) {
+StateFields::Field& StateFields::add(const std::string& given, Kind kind) {
+  const std::string name = prefix_ + given;
   ADASKETCH_REQUIRE(!name.empty() && name.size() < 32, "name = '" + name + "'");
   ADASKETCH_REQUIRE(std::all_of(name.begin(), name.end(), [](char c) { return c > 0x20 && c < 0x7f; }),
                     "name = '" + name + "'");
@@ -66,7 +67,8 @@ std::span<double> StateFields::staged_block(const std::string& name, const Block
   return fields_.back().values;
 }
 
-const StateFields::Field& StateFields::field(const std::string& name) const {
+const StateFields::Field& StateFields::field(const std::string& given) const {
+  const std::string name = prefix_ + given;
   const auto it = std::find_if(fields_.begin(), fields_.end(), [&](const Field& f) { return f.name == name; });
   ADASKETCH_REQUIRE(it != fields_.end(), "no field '" + name + "' is listed");
   return *it;

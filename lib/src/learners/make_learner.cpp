@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "adasketch/error.hpp"
+#include "adasketch/learners/auto_tune/auto_tuned_learner.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "learner_families.hpp"
 
@@ -11,6 +12,7 @@ std::unique_ptr<Learner> make_learner(const Communicator& comm, index_t dim, con
 }
 
 std::unique_ptr<Learner> make_learner(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
+  if (spec.auto_tune) return std::make_unique<AutoTunedLearner>(comm, partition, spec);
   for (auto* family :
        {&make_diagonal_adagrad, &make_sketched_adagrad, &make_sketched_newton, &make_comp_adagrad, &make_full_matrix})
     if (auto learner = family(comm, partition, spec)) return learner;

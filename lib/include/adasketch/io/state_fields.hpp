@@ -78,6 +78,25 @@ class StateFields {
   /// by its copies): the view of state kept in another layout. Returns the local view.
   std::span<double> staged_block(const std::string& name, const BlockPartition& partition, int rank, index_t width);
 
+  /// While it lives, every name the listing adds or looks up (field()) is the prefix followed by the
+  /// name given: how a learner made of learners lists each part's fields apart (AutoTunedLearner).
+  class Prefix {
+   public:
+    Prefix(const Prefix&) = delete;
+    Prefix& operator=(const Prefix&) = delete;
+    ~Prefix() { fields_.prefix_.resize(outer_); }
+
+   private:
+    friend class StateFields;
+    Prefix(StateFields& fields, const std::string& prefix) : fields_(fields), outer_(fields.prefix_.size()) {
+      fields_.prefix_ += prefix;
+    }
+    StateFields& fields_;
+    std::size_t outer_;
+  };
+  /// Prefixes the names with `prefix` (after any enclosing one) until the result goes out of scope.
+  [[nodiscard]] Prefix prefixed(const std::string& prefix) { return Prefix(*this, prefix); }
+
   /// The fields in listing order.
   const std::vector<Field>& fields() const noexcept { return fields_; }
   /// The field listed as `name`; throws InvalidArgument when there is none.
@@ -86,6 +105,7 @@ class StateFields {
  private:
   Field& add(const std::string& name, Kind kind);
   std::vector<Field> fields_;
+  std::string prefix_;  ///< prepended to every name (Prefix)
   std::vector<std::shared_ptr<std::vector<double>>> staged_;  ///< storage of the staged blocks
 };
 

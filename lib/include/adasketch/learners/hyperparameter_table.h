@@ -23,7 +23,8 @@
  * - readers: the options structs that have it as a field, one place each: D DiagonalAdaGradOptions,
  *   A SketchedAdaGradOptions, N SketchedNewtonOptions, C CompAdaGradOptions, F FullAdaGradOptions,
  *   O FullNewtonOptions, and _ where that family does not read it (hyperparameters.hpp,
- *   ADASKETCH_OPTIONS_FIELDS)
+ *   ADASKETCH_OPTIONS_FIELDS); `_` everywhere for the rows of --auto, which make_learner's
+ *   AutoTunedLearner reads for every family
  * - value_name: the placeholder of --help
  * - range: the values every learner that reads it accepts (HyperparameterRange: any, non_negative,
  *   positive, normal_positive, unit_interval; a list's each value), checked by the families, which may
@@ -67,6 +68,11 @@
   X(list, std::vector<double>, oja_gamma, "oja-gamma", {}, learner, (_, _, N, _, _, _),                                 \
     "G[,G...]", unit_interval, "Γ_t",                                                                                   \
     "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)")            \
+  X(flag, bool, auto_tune, "auto", false, learner, (_, _, _, _, _, _), "", any, "",                                    \
+    "tuning-free: race candidates of η (and α for SON) over the first auto-examples examples, keep the winner "         \
+    "(every learner; AutoTunedLearner)")                                                                                \
+  X(number, int64_t, auto_examples, "auto-examples", 2000, learner, (_, _, _, _, _, _), "N", positive, "",              \
+    "--auto: examples of the race (the candidates step on each, then the fewest online mistakes wins)")                 \
   X(number, int, grid_rows, "grid-rows", 0, layout, (_, _, _, _, F, O), "R", non_negative, "",                          \
     "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count (0: the most "     \
     "nearly square grid)")

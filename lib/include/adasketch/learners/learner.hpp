@@ -9,6 +9,7 @@
 /// contiguous). Examples are passed as the rank's slice (LocalRow); every rank calls step() and
 /// predict() for every example (they are collective).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -164,9 +165,16 @@ class Learner {
   virtual void before_state_save(StateFields& fields) { (void)fields; }
   virtual void after_state_load(StateFields& fields) { (void)fields; }
   ///@}
+  /// Collective. load_checkpoint calls it before state_fields(), for a learner whose fields depend on
+  /// its state: `saved_integer(name)` is an integer field of the checkpoint, the same on every rank
+  /// (InputError when the file has none of that name). The default does nothing.
+  virtual void prepare_state_load(const std::function<std::int64_t(const std::string&)>& saved_integer) {
+    (void)saved_integer;
+  }
 
  private:
   friend struct detail::CheckpointAccess;
+  friend class AutoTunedLearner;  // steps, scores and lists the state of the learners it races
   std::string non_finite_diagnosis(const LocalRow& x, const std::string& what) const;
 
  private:
