@@ -352,7 +352,10 @@ void save_and_report(const Communicator& comm, const OptionParser& opts, const T
   r.weights = learner.partition().dim() * learner.outputs();
   r.nonzero_weights = comm.allreduce_sum(static_cast<index_t>(std::count_if(w.begin(), w.end(), [](double v) { return v != 0.0; })));
   r.wall_seconds = comm.allreduce_max(std::chrono::duration<double>(Clock::now() - wall_start).count());
-  if (comm.rank() == 0 && !s.quiet) print_summary(opts, r);
+  if (comm.rank() == 0 && !s.quiet) {
+    print_summary(opts, r);
+    print_auto(learner);
+  }
   if (!s.report.empty()) {
     const std::string text = comm.rank() == 0 ? report_json(opts, comm, learner, r) : std::string();
     write_text_file(comm, s.report, text, "option --report");

@@ -8,6 +8,7 @@
 #include "json_writer.hpp"
 #include "report_file.hpp"
 
+#include "adasketch/learners/auto_tune/auto_tuned_learner.hpp"
 #include "adasketch/number_text.hpp"
 
 namespace adasketch::driver {
@@ -66,6 +67,38 @@ void print_progress(const TrainingProgress& p, index_t total, int passes, bool c
     std::printf("mean loss %.6g", p.examples > 0 ? p.cumulative_loss / static_cast<double>(p.examples) : 0.0);
   std::printf("  about %.0f s left\n", std::ceil(left));
   std::fflush(stdout);
+}
+
+namespace {
+
+// The candidates of --auto: what each varies (η, and α for SON), as "eta 0.3" or "alpha0 100 eta 0.1".
+bool varies_alpha(const AutoTunedLearner& tuned) {
+  for (const auto& c : tuned.candidates())
+    if (c.spec.alpha0 != tuned.candidates().front().spec.alpha0) return true;
+  return false;
+}
+
+std::string candidate_text(const AutoTunedLearner& tuned, const LearnerSpec& spec) {
+  return (varies_alpha(tuned) ? "alpha0 " + number_text(spec.alpha0) + " " : std::string()) + "eta " + number_text(spec.eta);
+}
+
+}  // namespace
+
+void print_auto(const Learner& learner) {
+  const auto* tuned = dynamic_cast<const AutoTunedLearner*>(&learner);
+  if (tuned == nullptr) return;
+  const auto& c = tuned->candidates();
+  const auto lead = static_cast<std::size_t>(tuned->leader());
+  std::printf("  auto          %s %s over the first %lld examples, of %zu candidates:\n",
+              tuned->decided() ? "the race chose" : "the race was not over: its leader is", candidate_text(*tuned, c[lead].spec).c_str(),
+              static_cast<long long>(learner.spec().auto_examples), c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    std::printf("                %s %-24s", i == lead ? "*" : " ", candidate_text(*tuned, c[i].spec).c_str());
+    if (c[i].failed)
+      std::printf("diverged\n");
+    else
+      std::printf("mistakes %lld, cumulative loss %.6g\n", static_cast<long long>(c[i].mistakes), c[i].loss);
+  }
 }
 
 void print_summary(const OptionParser& opts, const TrainResults& r) {
@@ -141,6 +174,29 @@ std::string report_json(const OptionParser& opts, const Communicator& comm, cons
   j.member("weights", r.weights);
   j.member("nonzero_weights", r.nonzero_weights);
   r.trace.write(j, classification);
+  j.key("auto");  // --auto: the race; null without it
+  if (const auto* tuned = dynamic_cast<const AutoTunedLearner*>(&learner)) {
+    const auto& c = tuned->candidates();
+    j.begin_object();
+    j.member("examples", learner.spec().auto_examples);
+    j.member("decided", tuned->decided());
+    j.member("chosen", tuned->leader());
+    j.key("candidates");
+    j.begin_array();
+    for (const auto& one : c) {
+      j.begin_object();
+      j.member("eta", one.spec.eta);
+      j.member("alpha0", one.spec.alpha0);
+      j.member("failed", one.failed);
+      j.member("online_mistakes", one.mistakes);
+      j.member("cumulative_loss", one.loss);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  } else {
+    j.null();
+  }
   j.end_object();
   return j.str();
 }

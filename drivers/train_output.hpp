@@ -35,6 +35,8 @@ struct TrainResults {
 void print_header(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r);
 void print_progress(const TrainingProgress& p, index_t total, int passes, bool classification);
 void print_summary(const OptionParser& opts, const TrainResults& r);
+/// --auto: the race's candidates, their online scores and the one chosen (nothing without --auto).
+void print_auto(const Learner& learner);
 std::string report_json(const OptionParser& opts, const Communicator& comm, const Learner& learner, const TrainResults& r);
 
 }  // namespace adasketch::driver

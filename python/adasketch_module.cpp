@@ -26,6 +26,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
 #include "adasketch/io/linear_model.hpp"
+#include "adasketch/learners/auto_tune/auto_tuned_learner.hpp"
 #include "adasketch/learners/learner.hpp"
 #include "adasketch/training/label_map.hpp"
 #include "adasketch/version.hpp"
@@ -264,6 +265,18 @@ class PyLearner {
                                     : as::LabelMap::of_loss(learner_->loss());
     as::save_model(*learner_, map, path, bias);
   }
+  /// --auto: None, or the race as a dict (decided, chosen, examples, candidates: eta, alpha0,
+  /// failed, online_mistakes, cumulative_loss), the same on every rank.
+  py::object auto_race() const {
+    const auto* tuned = dynamic_cast<const as::AutoTunedLearner*>(learner_.get());
+    if (tuned == nullptr) return py::none();
+    py::list candidates;
+    for (const auto& c : tuned->candidates())
+      candidates.append(py::dict(py::arg("eta") = c.spec.eta, py::arg("alpha0") = c.spec.alpha0, py::arg("failed") = c.failed,
+                                 py::arg("online_mistakes") = c.mistakes, py::arg("cumulative_loss") = c.loss));
+    return py::dict(py::arg("decided") = tuned->decided(), py::arg("chosen") = tuned->leader(),
+                    py::arg("examples") = learner_->spec().auto_examples, py::arg("candidates") = candidates);
+  }
   void save_checkpoint(const std::string& path) { as::save_checkpoint(path, *learner_); }
   void load_checkpoint(const std::string& path) { as::load_checkpoint(path, *learner_); }
 
@@ -391,6 +404,9 @@ PYBIND11_MODULE(_core, m) {
       .def("save_model", &PyLearner::save_model, py::arg("path"), py::arg("bias") = 0.0, py::arg("labels") = py::none(),
            "The model file (collective); bias: the learner's last feature is this constant (adasketch train "
            "--bias); labels: the raw labels of -1, +1 or of the classes 0..K-1, ascending.")
+      .def("auto_race", &PyLearner::auto_race,
+           "--auto (auto_tune): None, or the race: decided, chosen (an index into candidates), examples, and each "
+           "candidate's eta, alpha0, failed, online_mistakes and cumulative_loss.")
       .def("save_checkpoint", &PyLearner::save_checkpoint, py::arg("path"))
       .def("load_checkpoint", &PyLearner::load_checkpoint, py::arg("path"));
 }

@@ -18,7 +18,8 @@ module adasketch
   public :: adasketch_create, adasketch_free, adasketch_local_range, adasketch_step_dense, &
             adasketch_step_sparse, adasketch_predict_dense, adasketch_weights, adasketch_save_model, &
             adasketch_save_checkpoint, adasketch_load_checkpoint, adasketch_steps, adasketch_last_error, &
-            adasketch_predict_label_dense, adasketch_predict_label_sparse, adasketch_intercept, adasketch_outputs
+            adasketch_predict_label_dense, adasketch_predict_label_sparse, adasketch_intercept, adasketch_outputs, &
+            adasketch_auto_choice
 
   interface
     function c_create_settings_f(comm, dim, algorithm, loss, settings, learner) &
@@ -45,6 +46,13 @@ module adasketch
       import :: c_ptr, c_int
       type(c_ptr), value :: learner
       integer(c_int), intent(out) :: outputs
+      integer(c_int) :: s
+    end function
+    function c_auto(learner, decided, eta, alpha0) bind(c, name="adasketch_learner_auto") result(s)
+      import :: c_ptr, c_int, c_double
+      type(c_ptr), value :: learner
+      integer(c_int), intent(out) :: decided
+      real(c_double), intent(out) :: eta, alpha0
       integer(c_int) :: s
     end function
     function c_steps(learner, steps) bind(c, name="adasketch_learner_steps") result(s)
@@ -242,6 +250,18 @@ contains
     status = c_outputs(learner%handle, k)
     outputs = k
   end subroutine adasketch_outputs
+
+  ! Local. A learner created with auto_tune: whether its race is over, and the η and α it chose (or
+  ! leads with while racing).
+  subroutine adasketch_auto_choice(learner, decided, eta, alpha0, status)
+    type(adasketch_learner), intent(in) :: learner
+    logical, intent(out) :: decided
+    real(c_double), intent(out) :: eta, alpha0
+    integer, intent(out) :: status
+    integer(c_int) :: d
+    status = c_auto(learner%handle, d, eta, alpha0)
+    decided = d /= 0
+  end subroutine adasketch_auto_choice
 
   subroutine adasketch_steps(learner, steps, status)
     type(adasketch_learner), intent(in) :: learner

@@ -31,7 +31,9 @@ for algorithm in "${algorithms[@]}"; do
 done
 # Hyperparameters by name (the C and Fortran settings text) against the same CLI options.
 settings_cases=("ada-fd|eta=0.25 delta=0.5 lambda2=0.001|--eta 0.25 --delta 0.5 --lambda2 0.001"
-  "fast-rfd-son|alpha0=3 eta=0.5 eta_schedule=inv-sqrt-t|--alpha0 3 --eta 0.5 --eta-schedule inv-sqrt-t")
+  "fast-rfd-son|alpha0=3 eta=0.5 eta_schedule=inv-sqrt-t|--alpha0 3 --eta 0.5 --eta-schedule inv-sqrt-t"
+  "ada-fd|auto_tune=true auto_examples=150|--auto --auto-examples 150"
+  "rfd-son|auto_tune=true auto_examples=150|--auto --auto-examples 150")
 for case in "${settings_cases[@]}"; do
   IFS='|' read -r algorithm settings options <<<"$case"
   read -ra cli_options <<<"$options"

@@ -228,6 +228,16 @@ int main(int argc, char** argv) {
   MPI_Allreduce(MPI_IN_PLACE, &disagree, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (disagree) return fail("a predicted label is not the model's, or not a training label", ADASKETCH_OK);
 
+  /* --auto: the race (150 of the 400 examples in run.sh) is over. */
+  if (strstr(settings, "auto_tune=true") != NULL) {
+    int decided = 0;
+    double eta = 0.0, alpha0 = 0.0;
+    CHECK(adasketch_learner_auto(learner, &decided, &eta, &alpha0));
+    if (!decided || !(eta > 0.0)) return fail("the --auto race is not over", ADASKETCH_OK);
+  } else if (adasketch_learner_auto(learner, NULL, NULL, NULL) != ADASKETCH_INVALID_ARGUMENT) {
+    return fail("a learner without --auto told a race", ADASKETCH_OK);
+  }
+
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) printf("train_c: adasketch %s, %s, %d examples, %d online mistakes\n", adasketch_version(), argv[2], n, mistakes);

@@ -17,6 +17,8 @@ program train_fortran
   type(adasketch_learner) :: learner, resumed
   real(c_double), allocatable :: a(:), b(:)
   character(len=:), allocatable :: message
+  logical :: decided
+  real(c_double) :: chosen_eta, chosen_alpha
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -58,6 +60,14 @@ program train_fortran
   end do
   call adasketch_save_model(learner, trim(model), status)
   call check('adasketch_save_model')
+  if (index(settings, 'auto_tune=true') > 0) then  ! --auto: the race (150 of 400 examples in run.sh) is over
+    call adasketch_auto_choice(learner, decided, chosen_eta, chosen_alpha, status)
+    call check('adasketch_auto_choice')
+    if (.not. decided) then
+      print '(a)', 'train_fortran: the --auto race is not over'
+      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    end if
+  end if
 
   ! Restored from the checkpoint after n/2 examples and trained on the rest: the same weights.
   call create(resumed, trim(settings))

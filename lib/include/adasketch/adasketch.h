@@ -127,6 +127,11 @@ adasketch_status adasketch_learner_outputs(const adasketch_learner* learner, int
 adasketch_status adasketch_learner_steps(const adasketch_learner* learner, int64_t* steps);
 /**@}*/
 
+/** Local. A learner created with auto_tune (`adasketch train --auto`): whether its race is over
+ * (*decided, 1 or 0) and the η and α of the candidate it chose, or leads with while racing (any
+ * pointer may be NULL). ADASKETCH_INVALID_ARGUMENT for a learner without auto_tune. */
+adasketch_status adasketch_learner_auto(const adasketch_learner* learner, int* decided, double* eta, double* alpha0);
+
 /** Collective. One online step on an example, dense (x: this rank's end − begin values) or sparse
  * (nnz ascending local indices and their values); its loss before the update and whether it was a
  * mistake go to *loss and *mistake when they are not NULL. A label that is not one of the learner's is

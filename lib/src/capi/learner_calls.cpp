@@ -10,6 +10,7 @@
 #include "adasketch/error.hpp"
 #include "adasketch/io/checkpoint.hpp"
 #include "adasketch/io/linear_model.hpp"
+#include "adasketch/learners/auto_tune/auto_tuned_learner.hpp"
 #include "adasketch/number_text.hpp"
 #include "handles.hpp"
 #include "request.hpp"
@@ -162,6 +163,18 @@ adasketch_status adasketch_learner_steps(const adasketch_learner* learner, int64
     const adasketch_learner& l = checked(learner);
     require_pointer(steps, "steps");
     *steps = l.learner->steps();
+  });
+}
+
+adasketch_status adasketch_learner_auto(const adasketch_learner* learner, int* decided, double* eta, double* alpha0) {
+  return guarded([&] {
+    const adasketch_learner& l = checked(learner);
+    const auto* tuned = dynamic_cast<const AutoTunedLearner*>(l.learner.get());
+    if (tuned == nullptr) throw InvalidArgument("the learner was not created with auto_tune");
+    const LearnerSpec& chosen = tuned->candidates()[static_cast<std::size_t>(tuned->leader())].spec;
+    if (decided != nullptr) *decided = tuned->decided() ? 1 : 0;
+    if (eta != nullptr) *eta = chosen.eta;
+    if (alpha0 != nullptr) *alpha0 = chosen.alpha0;
   });
 }
 

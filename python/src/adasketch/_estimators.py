@@ -209,6 +209,8 @@ class _SketchedEstimator(BaseEstimator):
             self._learner().partial_fit(local, targets)
             self.n_iter_ += 1
         self.t_ = self._learner().steps
+        # auto_tune: the race (what it chose: candidates[chosen]); None without it
+        self.auto_race_ = self._learner().auto_race()
         self._publish_weights()
         return self
 
