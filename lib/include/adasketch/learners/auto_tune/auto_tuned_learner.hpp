@@ -7,7 +7,7 @@
 /// cumulative loss; regression: the lowest cumulative loss), and from then on the learner is the
 /// winner, which goes on from its own state. During the race the steps report the leader's result,
 /// the candidate ahead before the example. A candidate that diverges (NumericError, raised on every
-/// rank together) leaves the race. The grid and its reasons: docs/design.md, "--auto".
+/// rank together) leaves the race. The grid and its reasons: docs/design.md, "The tuning-free mode".
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,7 +43,7 @@ class AutoTunedLearner final : public Learner {
   void choose_form(FormChoice form) override;
   const Sketch* sketch() const noexcept override;
 
-  /// The candidates, in the grid's order (docs/design.md, "--auto").
+  /// The candidates, in the grid's order (docs/design.md, "The tuning-free mode").
   const std::vector<Candidate>& candidates() const noexcept { return candidates_; }
   /// The candidate ahead now: the winner once the race is over.
   int leader() const noexcept;
@@ -74,7 +74,7 @@ class AutoTunedLearner final : public Learner {
 };
 
 /// The race's candidates for `spec` (auto_tune on), in order: η × {1, 3, 0.3, 10, 0.1, 30}; for the
-/// SON family and full-on, α × {1, 10, 100, 1000} with η × {1, 10} (docs/design.md, "--auto").
+/// SON family and full-on, α × {1, 10, 100, 1000} with η × {1, 10} (docs/design.md, "The tuning-free mode").
 std::vector<LearnerSpec> auto_candidates(const LearnerSpec& spec);
 
 }  // namespace adasketch
