@@ -56,6 +56,24 @@ def grid(algo):
     return ["--vary", "eta=0.1,0.3,0.03,1,0.01,3"]
 
 
+def peers(train, test, dim):
+    """scikit-learn's one-pass SGDClassifier and PassiveAggressiveClassifier at their defaults (file
+    order, no shuffling, max_iter=1): test accuracy of each."""
+    import warnings
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import PassiveAggressiveClassifier, SGDClassifier
+    X, y = load_svmlight_file(train, n_features=dim)
+    Xt, yt = load_svmlight_file(test, n_features=dim)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for name, model in (("sgd", SGDClassifier(max_iter=1, tol=None, shuffle=False)),
+                            ("PassiveAggressiveClassifier", PassiveAggressiveClassifier(max_iter=1, tol=None, shuffle=False))):
+            out[name] = model.fit(X, y).score(Xt, yt)
+    return out
+
+
 def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -88,6 +106,10 @@ def main():
                 for path, part in ((train, lines[:cut]), (test, lines[cut:])):
                     with open(path, "w") as f:
                         f.writelines(part)
+            dim = int(extra[extra.index("--dim") + 1]) if "--dim" in extra else 256
+            for peer, accuracy in peers(train, test, dim).items():
+                rows.append({"data": name, "algo": "scikit-learn " + peer, "default": accuracy, "auto": "", "grid": ""})
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
             for algo in a.algos.split(","):
                 base = launch + [binary, "train", "--algo", algo, "--ell", a.ell, "--data", train, "--test", test,
                                  "--quiet", "--report", report] + extra

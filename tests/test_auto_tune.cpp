@@ -31,20 +31,20 @@ LearnerSpec auto_spec(const std::string& algorithm, bool softmax) {
 }
 
 // The race's result computed apart: each candidate alone over the first kRace examples, then the
-// rule of auto_tuned_learner.hpp (fewest mistakes, then least loss, then the earlier candidate;
-// regression: least loss, then the earlier).
+// rule of auto_tuned_learner.hpp on the second half (fewest mistakes, then least loss, then the
+// earlier candidate; regression: least loss, then the earlier).
 struct Alone {
   std::vector<std::vector<double>> results;  // per candidate: (loss, mistake) per race example
   int winner = 0;
 };
 
-// The candidate ahead after the first `t` race examples by that rule.
+// The candidate ahead after the first `t` race examples by that rule, scored from example kRace/2.
 int ahead_after(const Alone& a, const LearnerSpec& spec, index_t t) {
   const bool classification = Loss(spec.loss, spec.classes).is_classification();
   std::vector<double> mistakes, losses;
   for (const auto& r : a.results) {
     double m = 0.0, s = 0.0;
-    for (index_t i = 0; i < t; ++i) {
+    for (index_t i = kRace / 2; i < t; ++i) {
       s += r[static_cast<std::size_t>(2 * i)];
       m += r[static_cast<std::size_t>(2 * i + 1)];
     }

@@ -93,6 +93,7 @@ void AutoTunedLearner::drop_unless(Keep keep) {
 StepResult AutoTunedLearner::do_step(const LocalRow& x, double label) {
   if (winner_ >= 0) return learners_[static_cast<std::size_t>(winner_)]->step(x, label);
   const int lead = leader();
+  const bool scored = steps() >= spec_.auto_examples / 2;  // the second half of the race
   std::vector<StepResult> results(candidates_.size());
   std::string last_failure;
   for (std::size_t i = 0; i < learners_.size(); ++i) {
@@ -105,6 +106,7 @@ StepResult AutoTunedLearner::do_step(const LocalRow& x, double label) {
       last_failure = e.what();
       continue;
     }
+    if (!scored) continue;
     candidates_[i].mistakes += results[i].mistake ? 1 : 0;
     candidates_[i].loss += results[i].loss;
   }

@@ -3,10 +3,11 @@
 /// --auto, the tuning-free mode: a race of candidate learners, the same algorithm with η (and α for
 /// the SON family) over a grid around the given values, over the first auto_examples examples of the
 /// run. Every candidate steps on each of them (progressive validation: each example is scored before
-/// any candidate learns from it); the fewest online mistakes wins (classification; then the lowest
+/// any candidate learns from it), and the race is scored on its second half (the first half moves
+/// every candidate away from zero): the fewest online mistakes wins (classification; then the lowest
 /// cumulative loss; regression: the lowest cumulative loss), and from then on the learner is the
 /// winner, which goes on from its own state. During the race the steps report the leader's result,
-/// the candidate ahead before the example. A candidate that diverges (NumericError, raised on every
+/// the candidate ahead before the example (in the first half: the given values). A candidate that diverges (NumericError, raised on every
 /// rank together) leaves the race. The grid and its reasons: docs/design.md, "The tuning-free mode".
 #include <cstdint>
 #include <functional>
@@ -25,8 +26,8 @@ class AutoTunedLearner final : public Learner {
   /// One candidate of the race and its score so far.
   struct Candidate {
     LearnerSpec spec;        ///< its hyperparameters (auto_tune off)
-    index_t mistakes = 0;    ///< online mistakes over the race
-    double loss = 0.0;       ///< cumulative online loss over the race
+    index_t mistakes = 0;    ///< online mistakes over the race's second half
+    double loss = 0.0;       ///< cumulative online loss over the race's second half
     bool failed = false;     ///< diverged: out of the race
   };
 
