@@ -169,7 +169,9 @@ def test_ecosystem(X, y):
 def test_pickle_continues(X, y):
     # A pickled (or joblib-dumped) fitted estimator continues partial_fit exactly as the original.
     half = X.shape[0] // 2
-    for cls, kwargs in ((SketchedClassifier, {"algorithm": "fast-rfd-son"}), (SketchedRegressor, {"algorithm": "ada-fd"})):
+    # (the --auto learner pickled in the middle of its race, which it decides after)
+    for cls, kwargs in ((SketchedClassifier, {"algorithm": "fast-rfd-son"}), (SketchedRegressor, {"algorithm": "ada-fd"}),
+                        (SketchedClassifier, {"algorithm": "ada-diag", "auto_tune": True, "auto_examples": X.shape[0]})):
         a = cls(ell=5, **kwargs).partial_fit(X[:half], y[:half])
         for name, restored in (("pickle", pickle.loads(pickle.dumps(a))), ("joblib", joblib_round_trip(a))):
             check(np.array_equal(restored.predict(X), a.predict(X)), f"{cls.__name__} {name}: predictions")
@@ -183,6 +185,8 @@ def test_pickle_continues(X, y):
               f"{cls.__name__}: the unpickled estimator continues exactly")
         check(np.array_equal(restored.predict(X), a.predict(X)), f"{cls.__name__}: continued predictions")
         check(restored.t_ == a.t_ == X.shape[0], "the step count survives pickling")
+        check(restored.auto_race_ == a.auto_race_ and (a.auto_race_ is None) != bool(kwargs.get("auto_tune")),
+              f"{cls.__name__}: the race survives pickling")
     unfitted = pickle.loads(pickle.dumps(SketchedClassifier(ell=3)))
     check(unfitted.get_params()["ell"] == 3 and not hasattr(unfitted, "coef_"), "an unfitted estimator pickles")
 
