@@ -10,8 +10,8 @@ For every learner and data set, three one-pass runs of `adasketch train` in file
 - auto: `--auto` (the race of docs/design.md, "The tuning-free mode", over the first 2000 examples);
 - best of grid: `adasketch tune` over the same candidates as the race, each run over the whole pass,
   the best TEST accuracy (an oracle: it sees the test set, which --auto never does).
-Test accuracy of each on the data set's test file (mushrooms has none: its first 6000 rows train and
-the other 2124 test, split by this script). Writes DIR/auto_table.csv and prints a markdown table.
+Test accuracy of each on the data set's test file (mushrooms and w8a have none: every fifth line
+tests and the others train, in file order, split by this script: both files hold runs of one label). Writes DIR/auto_table.csv and prints a markdown table.
 ADASKETCH_BIN (default build/drivers/adasketch) and mpirun as in the other jobs.
 """
 import argparse
@@ -33,18 +33,19 @@ ALGOS = ["ada-diag", "ada-fd", "fast-ada-fd", "ada-gp", "ada-dp", "comp-adagrad"
 
 def data_sets(work):
     """name -> (train, test, extra train options)."""
-    mush = os.path.join(work, "mushrooms")
-    if not os.path.exists(mush + ".train"):
-        with gzip.open(os.path.join(DATA, "mushrooms.gz"), "rt") as f:
+    split = {}
+    for name in ("mushrooms", "w8a"):  # no test file: every fifth line tests (both files are in label runs)
+        base = os.path.join(work, name)
+        with gzip.open(os.path.join(DATA, name + ".gz"), "rt") as f:
             lines = f.readlines()
-        with open(mush + ".train", "w") as f:
-            f.writelines(lines[:6000])
-        with open(mush + ".test", "w") as f:
-            f.writelines(lines[6000:])
+        for part, keep in (("train", lambda i: i % 5 != 4), ("test", lambda i: i % 5 == 4)):
+            with open(base + "." + part, "w") as f:
+                f.writelines(line for i, line in enumerate(lines) if keep(i))
+        split[name] = (base + ".train", base + ".test")
     return {
         "a9a": (os.path.join(DATA, "a9a.gz"), os.path.join(DATA, "a9a.t.gz"), ["--dim", "123"]),
-        "w8a": (os.path.join(DATA, "w8a.gz"), None, ["--dim", "300"]),
-        "mushrooms": (mush + ".train", mush + ".test", ["--dim", "112"]),
+        "w8a": (*split["w8a"], ["--dim", "300"]),
+        "mushrooms": (*split["mushrooms"], ["--dim", "112"]),
         "usps": (os.path.join(DATA, "usps_esl.gz"), os.path.join(DATA, "usps_esl.t.gz"), ["--loss", "softmax"]),
     }
 
@@ -68,7 +69,7 @@ def peers(train, test, dim):
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        for name, model in (("sgd", SGDClassifier(max_iter=1, tol=None, shuffle=False)),
+        for name, model in (("SGDClassifier", SGDClassifier(max_iter=1, tol=None, shuffle=False)),
                             ("PassiveAggressiveClassifier", PassiveAggressiveClassifier(max_iter=1, tol=None, shuffle=False))):
             out[name] = model.fit(X, y).score(Xt, yt)
     return out
@@ -98,14 +99,6 @@ def main():
         report = os.path.join(tmp, "r.json")
         for name in a.data.split(","):
             train, test, extra = sets[name]
-            if test is None:  # w8a: its first 80% train, the rest test
-                with gzip.open(train, "rt") as f:
-                    lines = f.readlines()
-                cut = int(0.8 * len(lines))
-                train, test = os.path.join(a.out, "w8a.train"), os.path.join(a.out, "w8a.test")
-                for path, part in ((train, lines[:cut]), (test, lines[cut:])):
-                    with open(path, "w") as f:
-                        f.writelines(part)
             dim = int(extra[extra.index("--dim") + 1]) if "--dim" in extra else 256
             for peer, accuracy in peers(train, test, dim).items():
                 rows.append({"data": name, "algo": "scikit-learn " + peer, "default": accuracy, "auto": "", "grid": ""})
