@@ -40,8 +40,24 @@ void apply_block(const double* blk, index_t n, index_t width, const double* z, d
       m += z[c] != 0.0 ? 1 : 0;
     }
   }
-  for (index_t r = 0; r < n; ++r) acc[r] = 0.0;
-  index_t k = 0;
+  if (m == 0) {
+    for (index_t r = 0; r < n; ++r) acc[r] = 0.0;
+    return;
+  }
+  // The first pass sets acc (0 + x = x), so that it is not cleared first (a call to memset).
+  index_t k = m >= 4 ? 4 : 1;
+  if (m >= 4) {
+    const double z0 = z[nonzero[0]], z1 = z[nonzero[1]], z2 = z[nonzero[2]], z3 = z[nonzero[3]];
+    const double* c0 = blk + nonzero[0] * n;
+    const double* c1 = blk + nonzero[1] * n;
+    const double* c2 = blk + nonzero[2] * n;
+    const double* c3 = blk + nonzero[3] * n;
+    for (index_t r = 0; r < n; ++r) acc[r] = (z0 * c0[r] + z1 * c1[r]) + (z2 * c2[r] + z3 * c3[r]);
+  } else {
+    const double zc = z[nonzero[0]];
+    const double* col = blk + nonzero[0] * n;
+    for (index_t r = 0; r < n; ++r) acc[r] = zc * col[r];
+  }
   for (; k + 4 <= m; k += 4) {
     const index_t a = nonzero[k], b = nonzero[k + 1], c = nonzero[k + 2], d = nonzero[k + 3];
     const double z0 = z[a], z1 = z[b], z2 = z[c], z3 = z[d];
