@@ -193,3 +193,67 @@ TEST(SparseSketch, CarriesProductsAndCoefficientsThroughInsertions) {
     }
   }
 }
+
+// Columns of more than 64 entries (fast FD with ℓ = 40: R = 80) list their non-zero entries without
+// the bit mask (apply_block's other path). The forms differ by the association of T shrinks, each a
+// backward stable eigendecomposition and a contraction applied to B: ‖ΔBᵀB‖ ≤ T·R·u·‖BᵀB‖ times a
+// small factor; 16 is taken.
+TEST(SparseSketch, MatchesTheDenseFormWithMoreThan64Rows) {
+  const auto comm = test::world();
+  const index_t ell = 40, d = 300;
+  const auto a = sparse_rows(250, d, 5, 3, 29);
+  for (const SketchKind method : {SketchKind::fast_fd, SketchKind::fast_rfd}) {
+    auto dense = make(comm, d, method, ell, SketchForm::dense);
+    auto sparse = make(comm, d, method, ell, SketchForm::sparse);
+    ASSERT_GT(sparse->rows(), 64);
+    std::vector<index_t> idx;
+    std::vector<double> val;
+    for (index_t t = 0; t < a.n; ++t) {
+      dense->insert(LocalRow::dense(test::local_slice(a, t, dense->partition(), comm.rank())));
+      sparse->insert(sparse_slice(a, t, sparse->partition(), comm.rank(), idx, val));
+    }
+    const auto& fd = dynamic_cast<const FrequentDirections&>(*sparse);
+    ASSERT_GE(fd.shrinks(), 5);
+    const double tolerance = 16.0 * static_cast<double>(fd.shrinks() * sparse->rows()) * 0x1p-53;
+    EXPECT_LT(relative(btb(*sparse), btb(*dense)), tolerance) << method;
+  }
+}
+
+// FrequentDirectionsOptions::border_gram: the shrink decomposes the Gram by bordering, a function of
+// the Gram alone, so the sketch is the same bit for bit whether or not a caller bordered the Gram in
+// gram_eigen() after every insertion (fast ADA-FD does; a run resumed from a checkpoint starts
+// without it), and the default shrink (dsyevd) gives it to the backward error of the shrinks:
+// T shrinks of up to ℓ + 2 borderings each, ‖ΔBᵀB‖ ≤ T·(ℓ + 2)·R·u·‖BᵀB‖ times a small factor (16).
+TEST(SparseSketch, BorderedShrinkIsAFunctionOfTheGram) {
+  const auto comm = test::world();
+  const index_t d = 150;
+  const auto a = sparse_rows(200, d, 4, 3, 31);
+  for (const index_t ell : {3, 8}) {
+    for (const bool regularized : {false, true}) {
+      FrequentDirectionsOptions o;
+      o.ell = ell;
+      o.fast = true;
+      o.regularized = regularized;
+      o.alpha0 = regularized ? 0.5 : 0.0;
+      o.form = SketchForm::sparse;
+      FrequentDirections plain(comm, d, o);
+      o.border_gram = true;
+      FrequentDirections alone(comm, d, o), followed(comm, d, o);
+      std::vector<index_t> idx;
+      std::vector<double> val;
+      for (index_t t = 0; t < a.n; ++t) {
+        for (FrequentDirections* s : {&plain, &alone, &followed})
+          s->insert(sparse_slice(a, t, s->partition(), comm.rank(), idx, val));
+        if (followed.last_appended_row() >= 0) followed.gram_eigen().compute_bordered(followed.gram());
+      }
+      ASSERT_GE(plain.shrinks(), 10);
+      const auto b_alone = test::gather_sketch(alone), b_followed = test::gather_sketch(followed);
+      EXPECT_EQ(b_alone.a, b_followed.a) << "ell=" << ell;
+      EXPECT_EQ(alone.alpha(), followed.alpha());
+      const double tolerance =
+          16.0 * static_cast<double>(plain.shrinks() * (ell + 2) * plain.rows()) * 0x1p-53;
+      EXPECT_LT(relative(btb(alone), btb(plain)), tolerance) << "ell=" << ell;
+      EXPECT_NEAR(alone.alpha(), plain.alpha(), tolerance * std::max(1.0, plain.alpha()));
+    }
+  }
+}

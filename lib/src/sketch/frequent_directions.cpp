@@ -135,7 +135,10 @@ void FrequentDirections::apply_basis_gram(std::span<const double> c, std::span<d
 
 double FrequentDirections::shrink_rotation() {
   const index_t R = rows(), ell = options_.ell;
-  eigen_.compute(gram());
+  if (options_.border_gram)
+    eigen_.compute_bordered(gram());  // a function of the Gram alone, as compute()
+  else
+    eigen_.compute(gram());
   const auto lambda = eigen_.values();
   const auto u = eigen_.vectors();
   // λ_ℓ, the ℓ-th largest eigenvalue of BBᵀ = σ_ℓ² of B; clamp round-off negatives.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <string>
 
 #include "adasketch/error.hpp"
@@ -20,19 +22,42 @@ constexpr index_t kPrefetchDoubles = 64;
 // column z, four columns a pass (contiguous updates, a quarter of the accumulator's loads and
 // stores). Only the columns of z's non-zero entries are read: a column behind the current epoch was
 // written at one row or a few in its epoch (a rare feature's at one), so that its first block, out
-// of cache, costs a few cache lines instead of all of them. The step's hot loop: built for AVX-512
-// and AVX2 as well where the compiler can, the processor picking one at load time.
+// of cache, costs a few cache lines instead of all of them. Their list comes from a bit mask (vector
+// compares, then one step a set bit) rather than a compare and store an entry. The step's hot loop:
+// built for AVX-512 and AVX2 as well where the compiler can, the processor picking one at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(ADASKETCH_SANITIZE_BUILD)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void apply_block(const double* blk, index_t n, index_t width, const double* z, double* acc, index_t* nonzero) {
   index_t m = 0;
-  for (index_t c = 0; c < width; ++c) {
-    nonzero[m] = c;
-    m += z[c] != 0.0 ? 1 : 0;
+  if (width <= 64) {
+    std::uint64_t mask = 0;
+    for (index_t c = 0; c < width; ++c) mask |= static_cast<std::uint64_t>(z[c] != 0.0) << c;
+    for (; mask != 0; mask &= mask - 1) nonzero[m++] = std::countr_zero(mask);
+  } else {
+    for (index_t c = 0; c < width; ++c) {
+      nonzero[m] = c;
+      m += z[c] != 0.0 ? 1 : 0;
+    }
   }
-  for (index_t r = 0; r < n; ++r) acc[r] = 0.0;
-  index_t k = 0;
+  if (m == 0) {
+    for (index_t r = 0; r < n; ++r) acc[r] = 0.0;
+    return;
+  }
+  // The first pass sets acc (0 + x = x), so that it is not cleared first (a call to memset).
+  index_t k = m >= 4 ? 4 : 1;
+  if (m >= 4) {
+    const double z0 = z[nonzero[0]], z1 = z[nonzero[1]], z2 = z[nonzero[2]], z3 = z[nonzero[3]];
+    const double* c0 = blk + nonzero[0] * n;
+    const double* c1 = blk + nonzero[1] * n;
+    const double* c2 = blk + nonzero[2] * n;
+    const double* c3 = blk + nonzero[3] * n;
+    for (index_t r = 0; r < n; ++r) acc[r] = (z0 * c0[r] + z1 * c1[r]) + (z2 * c2[r] + z3 * c3[r]);
+  } else {
+    const double zc = z[nonzero[0]];
+    const double* col = blk + nonzero[0] * n;
+    for (index_t r = 0; r < n; ++r) acc[r] = zc * col[r];
+  }
   for (; k + 4 <= m; k += 4) {
     const index_t a = nonzero[k], b = nonzero[k + 1], c = nonzero[k + 2], d = nonzero[k + 3];
     const double z0 = z[a], z1 = z[b], z2 = z[c], z3 = z[d];

@@ -27,6 +27,10 @@ struct FrequentDirectionsOptions {
   double alpha0 = 0.0;
   /// Dense: shrinks rewrite the stored rows. Sparse: shrinks deferred per feature (docs/design.md §6).
   SketchForm form = SketchForm::dense;
+  /// The shrink decomposes the Gram by bordering (SymmetricEigen::compute_bordered) in gram_eigen(),
+  /// so that a learner that borders the Gram there after every insertion (fast ADA-FD) leaves the
+  /// shrink one row to add instead of a new 2ℓ × 2ℓ decomposition (docs/design.md §3).
+  bool border_gram = false;
 };
 
 /// FD, fast FD, RFD and fast RFD (make_sketch's fd, fast-fd, rfd, fast-rfd).
@@ -48,6 +52,9 @@ class FrequentDirections final : public Sketch {
   /// Rows of the buffer currently holding data (the next insertion goes to row filled()).
   index_t filled() const noexcept { return filled_; }
   index_t last_appended_row() const noexcept override { return last_shrunk_ ? -1 : last_slot_; }
+  /// The eigendecomposition the shrink computes and reads (options().border_gram); a caller may
+  /// decompose gram() in it between insertions. Its contents are rewritten by every shrink.
+  SymmetricEigen& gram_eigen() noexcept { return eigen_; }
   /// Number of shrinks performed so far.
   index_t shrinks() const noexcept { return shrinks_; }
   /// Sum over shrinks of λ_ℓ, the mass removed from every direction: the FD error certificate

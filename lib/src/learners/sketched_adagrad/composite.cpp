@@ -111,7 +111,7 @@ void SketchedAdaGrad::load_prox_factor() {
     r = rank_;
   }
   const auto t = prox_solver_->set_rank(r);
-  const auto u = eigen_.vectors();
+  const auto u = gram_eigen_->vectors();
   index_t row = 0;
   for (index_t i = 0; i < R && row < r; ++i) {
     if (diagonal_ ? !(sigma_[sz(i)] > 0.0) : i >= rank_) continue;

@@ -46,6 +46,7 @@ std::unique_ptr<Sketch> build_sketch(const Communicator& comm, const BlockPartit
       fd.ell = o.ell;
       fd.fast = o.sketching == Sketching::fast_fd_gradients;
       fd.form = form;
+      fd.border_gram = fd.fast;  // the learner borders the Gram in the sketch's decomposition (factor_gram)
       return std::make_unique<FrequentDirections>(comm, features.interleaved(loss.outputs()), fd);
     }
     case Sketching::rp_gradients:
@@ -79,6 +80,8 @@ void SketchedAdaGrad::install_sketch(SketchForm form) {
   rows_ = sketch_->rows();
   basis_ = sketch_->basis_rows();
   eigen_ = SymmetricEigen(static_cast<int>(rows_));
+  auto* fd = dynamic_cast<FrequentDirections*>(sketch_.get());
+  gram_eigen_ = fd != nullptr && fd->options().border_gram ? &fd->gram_eigen() : &eigen_;
   const index_t R = rows_, Rz = basis_, K = classes_;
   phi_.assign(sz(R), 0.0);
   sigma_.assign(sz(R), 0.0);
@@ -275,11 +278,12 @@ void SketchedAdaGrad::factor_gram(double delta) {
   }
   // A Gram that grew by one row since the last step (an FD insertion into a free row) is
   // decomposed by bordering the last decomposition (a function of M alone, so resumes repeat it).
+  // In a fast FD sketch's own decomposition, which its shrink then continues by one row.
   if (sketch_->last_appended_row() >= 0)
-    eigen_.compute_bordered(M);
+    gram_eigen_->compute_bordered(M);
   else
-    eigen_.compute(M);
-  const auto lambda = eigen_.values();  // descending
+    gram_eigen_->compute(M);
+  const auto lambda = gram_eigen_->values();  // descending
   const double lambda_max = lambda[0];
   rank_ = 0;
   for (index_t i = 0; i < R; ++i) {
@@ -298,7 +302,7 @@ void SketchedAdaGrad::apply_p(std::span<const double> v, std::span<double> out) 
   if (diagonal_) {
     for (index_t r = 0; r < R; ++r) work_.mv[sz(r)] *= phi_[sz(r)];
   } else {
-    const auto u = eigen_.vectors();  // row-major R×R, eigenvector i in column i
+    const auto u = gram_eigen_->vectors();  // row-major R×R, eigenvector i in column i
     // z = φ ∘ Uᵀ(M v) on the kept eigenpairs, then M v ← U z.
     for (index_t i = 0; i < rank_; ++i) {
       double z = 0.0;

@@ -117,6 +117,8 @@ class SketchedAdaGrad final : public Learner {
   index_t classes_ = 1;  ///< K
   index_t dp_ = 0;       ///< local features d_p
   SymmetricEigen eigen_;
+  /// The decomposition factor_gram() fills: eigen_, or a fast FD sketch's (FrequentDirections::gram_eigen).
+  SymmetricEigen* gram_eigen_ = &eigen_;
   index_t rank_ = 0;     ///< eigenpairs kept by the last factor_gram()
   bool form_resolved_ = false;  ///< false until an automatic form is chosen (first step)
   bool diagonal_ = false;  ///< the last Gram was diagonal: phi_[r] belongs to row r, no eigenvectors
