@@ -4,10 +4,7 @@
 // adasketch-bench-learners runs them (ℓ = 20, squared loss for the SON variants, logistic for the
 // others, the next row's prefetch hint before each step, the rows on their seen features).
 //
-//   c++ -O2 -std=c++20 -I lib/include -I build/lib/include -I /usr/lib/x86_64-linux-gnu/openmpi/include
-//       bench/cpu_step_time.cpp build/lib/libadasketch.a LIBS -o cpu-step-time
-// (LIBS: the libraries after libadasketch.a in build/drivers/CMakeFiles/adasketch-bench-learners.dir/link.txt)
-//   cpu-step-time CACHE N WARMUP ALGO[,ALGO...] [ZIPF]
+//   build/drivers/adasketch-bench-cpu-step CACHE N WARMUP ALGO[,ALGO...] [ZIPF]
 //
 // CACHE holds the rows (written on first use: synthetic:sparse-classification:d=2^24,n=N+WARMUP,
 // nnz=100,zipf=ZIPF on its seen features, default ZIPF 1.1), so that two builds step the same rows
