@@ -23,7 +23,8 @@
  * - readers: the options structs that have it as a field, one place each: D DiagonalAdaGradOptions,
  *   A SketchedAdaGradOptions, N SketchedNewtonOptions, C CompAdaGradOptions, F FullAdaGradOptions,
  *   O FullNewtonOptions, and _ where that family does not read it (hyperparameters.hpp,
- *   ADASKETCH_OPTIONS_FIELDS)
+ *   ADASKETCH_OPTIONS_FIELDS); _ in every column for a row the base Learner reads for every learner
+ *   (divergence: make_learner sets it, spec() reports it)
  * - value_name: the placeholder of --help
  * - range: the values every learner that reads it accepts (HyperparameterRange: any, non_negative,
  *   positive, normal_positive, unit_interval; a list's each value), checked by the families, which may
@@ -69,6 +70,9 @@
     "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)")            \
   X(number, int, grid_rows, "grid-rows", 0, layout, (_, _, _, _, F, O), "R", non_negative, "",                          \
     "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count (0: the most "     \
-    "nearly square grid)")
+    "nearly square grid)")                                                                                             \
+  X(number, double, divergence, "divergence", 10.0, learner, (_, _, _, _, _, _), "F", non_negative, "",               \
+    "every learner: stop with an error when the mean loss over a window of 1,000 examples, online or of the model's "  \
+    "own scores, passes F times the zero predictor's (0: no check)")
 
 #endif /* ADASKETCH_LEARNERS_HYPERPARAMETER_TABLE_H */

@@ -121,8 +121,16 @@ class Learner {
 
   /// Collective. Predicts x with the current weights, suffers the loss, updates. Throws NumericError
   /// (on every rank) when the score or the loss is not finite, saying whether the example has a
-  /// non-finite value or the model diverged.
+  /// non-finite value or the model diverged; LossDivergenceError (on every rank) when a window's
+  /// mean loss passes divergence() times the zero predictor's (docs/design.md §2, "Divergence").
   StepResult step(const LocalRow& x, double label);
+  /// The divergence limit F (LearnerSpec::divergence; 0: no check): step() stops the run when the
+  /// mean loss over a window of defaults::divergence_window examples, the online loss or the loss of
+  /// the model's own scores on every defaults::divergence_sample-th example, exceeds F times the
+  /// zero predictor's loss on the same examples.
+  double divergence() const noexcept { return divergence_; }
+  /// Sets divergence() (make_learner sets the spec's). Throws InvalidArgument unless F ≥ 0 is finite.
+  void set_divergence(double limit);
   /// Local, a hint with no effect on results: x is the next step's example. A learner whose state on
   /// a feature lies at scattered places (the sparse FD sketches) starts loading x's, so that the
   /// cache misses overlap the step in between. Training loops call it before the step before x's.
@@ -168,12 +176,21 @@ class Learner {
  private:
   friend struct detail::CheckpointAccess;
   std::string non_finite_diagnosis(const LocalRow& x, const std::string& what) const;
+  double sampled_model_loss(const LocalRow& x, double label) const;
+  void check_divergence(const StepResult& r, double label, double model_loss);
 
  private:
   Communicator comm_;
   BlockPartition partition_;
   Loss loss_;
   index_t steps_ = 0;
+  double divergence_ = LearnerSpec{}.divergence;
+  /// The current window's sums (checkpointed): online loss and zero predictor's loss over its
+  /// examples; the model's loss and the zero predictor's over its sampled examples.
+  struct DivergenceWindow {
+    double loss = 0.0, zero_loss = 0.0, model_loss = 0.0, model_zero_loss = 0.0;
+  } window_;
+  mutable std::vector<double> scores_;  // K: the sampled model scores, then the zero scores
 };
 
 /// The learner `spec` names, built with its hyperparameters. Call it on every rank of comm alike (the
