@@ -71,7 +71,7 @@
   X(number, int, grid_rows, "grid-rows", 0, layout, (_, _, _, _, F, O), "R", non_negative, "",                          \
     "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count (0: the most "     \
     "nearly square grid)")                                                                                             \
-  X(number, double, divergence, "divergence", 10.0, learner, (_, _, _, _, _, _), "F", non_negative, "",               \
+  X(number, double, divergence, "divergence", 100.0, learner, (_, _, _, _, _, _), "F", non_negative, "",              \
     "every learner: stop with an error when the mean loss over a window of 1,000 examples, online or of the model's "  \
     "own scores, passes F times the zero predictor's (0: no check)")
 
