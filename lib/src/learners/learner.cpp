@@ -173,6 +173,10 @@ Learner::Learner(const Communicator& comm, const BlockPartition& partition, cons
   if (dim > kMaxEntries / loss.outputs())
     throw std::length_error("d × K = " + number_text(dim) + " × " + number_text(loss.outputs()) +
                             " weights: more than memory can address");
+  if (loss.is_classification()) {  // ℓ(0, y) is the same for every label: log 2, 1, ½ or log K
+    scores_.assign(static_cast<std::size_t>(loss.outputs()), 0.0);
+    classifier_zero_loss_ = loss.value(scores_, loss.kind() == LossKind::softmax ? 0.0 : 1.0);
+  }
 }
 
 StepResult Learner::step(const LocalRow& x, double label) {
@@ -208,8 +212,9 @@ void Learner::set_divergence(double limit) {
 // The loss of the model's own scores Wᵀx on every divergence_sample-th example (what `predict` would
 // score; a SON learner's online score is projected onto |wᵀx| ≤ C and hides a blow-up of W), or 0.
 // Collective on those examples: one Allreduce of K numbers; const, so no later round-off changes.
+// Other learners predict with W itself: their online loss is this loss.
 double Learner::sampled_model_loss(const LocalRow& x, double label) const {
-  if (divergence_ == 0.0 || (steps_ + 1) % defaults::divergence_sample != 0) return 0.0;
+  if (divergence_ == 0.0 || (steps_ + 1) % defaults::divergence_sample != 0 || !predicts_projected()) return 0.0;
   scores_.resize(static_cast<std::size_t>(outputs()));
   predict(x, scores_);
   const double value = loss_.value(scores_, label);
@@ -223,11 +228,11 @@ double Learner::sampled_model_loss(const LocalRow& x, double label) const {
 // losses are reduced values, so every rank decides alike.
 void Learner::check_divergence(const StepResult& r, double label, double model_loss) {
   if (divergence_ == 0.0) return;
-  scores_.assign(static_cast<std::size_t>(outputs()), 0.0);
-  const double zero = loss_.value(scores_, label);
+  const double zero_score[1] = {0.0};  // a regression's one score
+  const double zero = loss_.is_classification() ? classifier_zero_loss_ : loss_.value(zero_score, label);
   window_.loss += r.loss;
   window_.zero_loss += zero;
-  if (steps_ % defaults::divergence_sample == 0) {
+  if (steps_ % defaults::divergence_sample == 0 && predicts_projected()) {
     window_.model_loss += model_loss;
     window_.model_zero_loss += zero;
   }

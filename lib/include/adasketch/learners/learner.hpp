@@ -125,9 +125,9 @@ class Learner {
   /// mean loss passes divergence() times the zero predictor's (docs/design.md §2, "Divergence").
   StepResult step(const LocalRow& x, double label);
   /// The divergence limit F (LearnerSpec::divergence; 0: no check): step() stops the run when the
-  /// mean loss over a window of defaults::divergence_window examples, the online loss or the loss of
-  /// the model's own scores on every defaults::divergence_sample-th example, exceeds F times the
-  /// zero predictor's loss on the same examples.
+  /// mean loss over a window of defaults::divergence_window examples, the online loss or (SON,
+  /// FULL-ON: predicts_projected()) the loss of the model's own scores on every
+  /// defaults::divergence_sample-th example, exceeds F times the zero predictor's on the same examples.
   double divergence() const noexcept { return divergence_; }
   /// Sets divergence() (make_learner sets the spec's). Throws InvalidArgument unless F ≥ 0 is finite.
   void set_divergence(double limit);
@@ -162,6 +162,9 @@ class Learner {
   virtual StepResult do_step(const LocalRow& x, double label) = 0;
   /// out[0..K) += this rank's part of Wᵀx (the caller sums over ranks).
   virtual void add_local_scores(const LocalRow& x, std::span<double> out) const = 0;
+  /// Whether do_step's prediction is not the model's own score Wᵀx (SON and FULL-ON predict with w_t,
+  /// the weights projected onto |wᵀx_t| ≤ C): the divergence check then also samples Wᵀx.
+  virtual bool predicts_projected() const noexcept { return false; }
   /// The algorithm's own state fields (state_fields() lists the step count first).
   virtual void add_state_fields(StateFields& fields) = 0;
   /// Checkpoint hooks, collective: save_checkpoint calls the first after state_fields() and before it
@@ -190,7 +193,8 @@ class Learner {
   struct DivergenceWindow {
     double loss = 0.0, zero_loss = 0.0, model_loss = 0.0, model_zero_loss = 0.0;
   } window_;
-  mutable std::vector<double> scores_;  // K: the sampled model scores, then the zero scores
+  double classifier_zero_loss_ = 0.0;   // ℓ(0, y) of a classification loss (any label)
+  mutable std::vector<double> scores_;  // K: the sampled model scores
 };
 
 /// The learner `spec` names, built with its hyperparameters. Call it on every rank of comm alike (the
