@@ -224,8 +224,8 @@ double Learner::sampled_model_loss(const LocalRow& x, double label) const {
 
 // Divergence (docs/design.md §2): over a window of examples, the mean loss against that of the zero
 // predictor W = 0 on the same examples, ℓ(0, y) (log 2 logistic, 1 hinge, ½ squared hinge, log K
-// softmax, y² squared, |y| absolute): the ratio does not change when the features are rescaled. The
-// losses are reduced values, so every rank decides alike.
+// softmax, y² squared, |y| absolute), where every learner starts: a ratio that needs no scale of the
+// data. The losses are reduced values, so every rank decides alike.
 void Learner::check_divergence(const StepResult& r, double label, double model_loss) {
   if (divergence_ == 0.0) return;
   const double zero_score[1] = {0.0};  // a regression's one score
