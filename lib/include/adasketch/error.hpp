@@ -71,6 +71,7 @@ class NumericError : public Error {
 /// throws it on every rank together; what() names the learner, the window, the losses and what to change.
 class LossDivergenceError : public NumericError {
  public:
+  /// what() is `what`; `example` is the step that ended the window.
   LossDivergenceError(const std::string& what, std::int64_t example) : NumericError(what), example_(example) {}
   /// The step (1-based, counted over every pass) that ended the window.
   std::int64_t example() const noexcept { return example_; }
