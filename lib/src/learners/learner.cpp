@@ -173,10 +173,9 @@ Learner::Learner(const Communicator& comm, const BlockPartition& partition, cons
   if (dim > kMaxEntries / loss.outputs())
     throw std::length_error("d × K = " + number_text(dim) + " × " + number_text(loss.outputs()) +
                             " weights: more than memory can address");
-  if (loss.is_classification()) {  // ℓ(0, y) is the same for every label: log 2, 1, ½ or log K
-    scores_.assign(static_cast<std::size_t>(loss.outputs()), 0.0);
+  scores_.assign(static_cast<std::size_t>(loss.outputs()), 0.0);  // (no allocation in a step)
+  if (loss.is_classification())  // ℓ(0, y) is the same for every label: log 2, 1, ½ or log K
     classifier_zero_loss_ = loss.value(scores_, loss.kind() == LossKind::softmax ? 0.0 : 1.0);
-  }
 }
 
 StepResult Learner::step(const LocalRow& x, double label) {
@@ -215,7 +214,6 @@ void Learner::set_divergence(double limit) {
 // Other learners predict with W itself: their online loss is this loss.
 double Learner::sampled_model_loss(const LocalRow& x, double label) const {
   if (divergence_ == 0.0 || (steps_ + 1) % defaults::divergence_sample != 0 || !predicts_projected()) return 0.0;
-  scores_.resize(static_cast<std::size_t>(outputs()));
   predict(x, scores_);
   const double value = loss_.value(scores_, label);
   if (!std::isfinite(value)) throw NumericError(non_finite_diagnosis(x, name() + ": the model's score is not finite"));
