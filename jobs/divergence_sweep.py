@@ -10,7 +10,7 @@ to the zero predictor's (from --trace-every 1000), and with a test set the accur
 mean loss relative to the zero predictor's (the final model's own scores). Writes
 jobs/results/divergence/sweep.csv and sweep.md.
 
-    /usr/bin/python3 jobs/divergence_sweep.py        (about 40 min on the loaded 2 cores, 1 rank a run;
+    /usr/bin/python3 jobs/divergence_sweep.py        (about 25 min on the loaded 2 cores, 1 rank a run;
                                                        the exact learners take most of it)
 
 Environment: ADASKETCH_BIN (the adasketch driver; default: on PATH, else build/drivers/adasketch), OUT

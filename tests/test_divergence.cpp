@@ -7,7 +7,8 @@
 //   - FD-SON with α₀ = 0.01 on ill-conditioned classification: the online loss stays near log 2
 //     (the projection |wᵀx| ≤ C bounds it) while the model's own scores blow up: stopped by the
 //     sampled model loss, naming alpha0;
-//   - runs at the defaults on the classification set (every family) are not stopped;
+//   - runs at the defaults on the classification set (every family) are not stopped, and their
+//     weights are bitwise those of the same runs without the check;
 //   - a run resumed from a checkpoint in the middle of the window stops at the same step with the
 //     same message.
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -166,6 +168,27 @@ TEST(Divergence, DefaultRunsAreNotStopped) {
     const Observed r = run(*learner, *source);
     EXPECT_EQ(r.stopped_at, 0) << algorithm << ": " << r.message;
     EXPECT_EQ(r.steps, kWindow) << algorithm;
+  }
+}
+
+// Sampling the model's own scores (SON, FULL-ON: predict() before every 10th step) changes no result:
+// the weights after the pass are bitwise those of the run without the check.
+TEST(Divergence, CheckChangesNoResult) {
+  auto source = classification(kWindow);
+  for (const char* algorithm : {"fd-son", "fast-rfd-son", "rp-son", "oja-son", "ada-fd"}) {
+    LearnerSpec on, off;
+    on.algorithm = off.algorithm = algorithm;
+    off.divergence = 0.0;
+    const auto a = make_learner(world(), kDim, on), b = make_learner(world(), kDim, off);
+    for (Learner* learner : {a.get(), b.get()}) {  // steps alone (run() calls predict too)
+      Example e;
+      source->rewind();
+      while (source->next(e)) learner->step(e.row(), e.label);
+    }
+    std::vector<double> wa(static_cast<std::size_t>(a->local_dim() * a->outputs())), wb(wa.size());
+    a->weights(wa);
+    b->weights(wb);
+    EXPECT_EQ(std::memcmp(wa.data(), wb.data(), wa.size() * sizeof(double)), 0) << algorithm;
   }
 }
 
