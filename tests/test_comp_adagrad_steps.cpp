@@ -58,7 +58,9 @@ template <class F>
 void for_each_field(Learner& learner, index_t N, F&& f) {
   StateFields fields;
   learner.state_fields(fields);
-  for (const auto& field : fields.fields()) f(field, field.name.starts_with("comp.pad") ? N + field.first : field.first * field.width);
+  for (const auto& field : fields.fields())
+    if (!field.name.starts_with("learner.div."))  // (the base's divergence sums: zero here)
+      f(field, field.name.starts_with("comp.pad") ? N + field.first : field.first * field.width);
 }
 
 void write_state(Learner& learner, index_t N, const State& s) {

@@ -113,8 +113,10 @@ TEST(LearnerApi, OneSetOfDefaults) {
 // The hyperparameters each algorithm reads, from the papers' algorithms (not from the table's readers
 // column).
 std::vector<std::pair<std::string, std::vector<std::string>>> hyperparameters_read() {
-  const std::vector<std::string> adagrad{"eta", "delta", "lambda1", "lambda2"};
-  const std::vector<std::string> son{"ell", "alpha0", "C", "sigma", "eta", "eta_schedule", "form", "diag_rescale"};
+  // divergence: every learner, through Learner::step's check.
+  const std::vector<std::string> adagrad{"eta", "delta", "lambda1", "lambda2", "divergence"};
+  const std::vector<std::string> son{"ell", "alpha0", "C", "sigma", "eta", "eta_schedule", "form", "diag_rescale",
+                                     "divergence"};
   const auto plus = [](std::vector<std::string> v, std::initializer_list<const char*> more) {
     v.insert(v.end(), more.begin(), more.end());
     return v;
@@ -133,8 +135,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> hyperparameters_re
       {"comp-adagrad", plus(adagrad, {"ell", "tau", "seed"})},
   };
   if (ADASKETCH_WITH_EXACT_LEARNERS) {
-    reads.push_back({"ada-full", {"eta", "delta", "grid_rows"}});
-    reads.push_back({"full-on", {"alpha0", "C", "sigma", "eta", "eta_schedule", "diag_rescale", "grid_rows"}});
+    reads.push_back({"ada-full", {"eta", "delta", "grid_rows", "divergence"}});
+    reads.push_back(
+        {"full-on", {"alpha0", "C", "sigma", "eta", "eta_schedule", "diag_rescale", "grid_rows", "divergence"}});
   }
   return reads;
 }
@@ -160,6 +163,7 @@ TEST(LearnerApi, EachFamilyReadsItsHyperparameters) {
   given.tau = 0.5;
   given.diag_rescale = true;
   given.grid_rows = 1;
+  given.divergence = 20.0;
   const auto reads = hyperparameters_read();
   // Each also under --auto (AutoTunedLearner), which every family reads.
   for (const bool tuned : {false, true}) {
@@ -197,7 +201,7 @@ TEST(LearnerApi, EachFamilyRefusesValuesOutsideTheRanges) {
   const std::map<std::string, std::string> outside{{"ell", "-1"},     {"eta", "-0.5"},    {"delta", "1e-310"},
                                                    {"alpha0", "-1"},  {"C", "0"},         {"sigma", "-0.25"},
                                                    {"lambda1", "-1"}, {"lambda2", "-1"},  {"tau", "-1"},
-                                                   {"oja_gamma", "1.5"}, {"grid_rows", "-1"}};
+                                                   {"oja_gamma", "1.5"}, {"grid_rows", "-1"}, {"divergence", "-1"}};
   for (const auto& [algorithm, members] : hyperparameters_read()) {
     for (const std::string& member : members) {
       const auto value = outside.find(member);
@@ -206,7 +210,7 @@ TEST(LearnerApi, EachFamilyRefusesValuesOutsideTheRanges) {
       spec.algorithm = algorithm;
       spec.loss = LossKind::squared;
       set_hyperparameter(spec, member, value->second);
-      if (member == "oja_gamma") spec.ell = 1;
+      if (member == "oja_gamma" || member == "divergence") spec.ell = 1;  // valid at d = 6 (the check is after)
       try {
         make_learner(comm, 6, spec);
         ADD_FAILURE() << algorithm << " took " << member << " = " << value->second;
@@ -226,7 +230,7 @@ TEST(LearnerApi, HyperparametersSetByName) {
   for (const auto& [member, text] : std::vector<std::pair<std::string, std::string>>{
            {"ell", "7"}, {"eta", "0.25"}, {"alpha0", "1e-20"}, {"C", "-0"}, {"eta_schedule", "inv-sqrt-t"},
            {"seed", "18446744073709551615"}, {"form", "dense"}, {"diag_rescale", "true"},
-           {"oja_gamma", "1,0.5,0.25"}, {"grid_rows", "2"}, {"classes", "5"}})
+           {"oja_gamma", "1,0.5,0.25"}, {"grid_rows", "2"}, {"divergence", "2.5"}, {"classes", "5"}})
     set_hyperparameter(spec, member, text);
   EXPECT_EQ(spec.ell, 7);
   EXPECT_EQ(spec.eta, 0.25);
@@ -238,6 +242,7 @@ TEST(LearnerApi, HyperparametersSetByName) {
   EXPECT_TRUE(spec.diag_rescale);
   EXPECT_EQ(spec.oja_gamma, (std::vector<double>{1.0, 0.5, 0.25}));
   EXPECT_EQ(spec.grid_rows, 2);
+  EXPECT_EQ(spec.divergence, 2.5);
   EXPECT_EQ(spec.classes, 5);
   // Every row's default, written and set over those values: the defaults, bit for bit.
   const LearnerSpec defaults;

@@ -12,7 +12,9 @@
 #       error is at most 0.55 × FD's.
 #   run_cli_tests.sh train_errors ADASKETCH MPIEXEC DATA_DIR NP
 #       `adasketch train` and `predict` with bad options, labels, test files and model files at NP
-#       ranks: one error line each, as for `errors`; --help of both.
+#       ranks: one error line each, as for `errors`; --help of both. A diverging run (ADA-FD, squared
+#       loss, default η on a small regression set; FD-SON with α₀ = 0.01): exit 1 with one line naming
+#       the steps and the hyperparameter to change; --divergence 0 trains it to the end.
 #   run_cli_tests.sh train ADASKETCH MPIEXEC DATA_DIR NP...
 #       `adasketch train` with ada-diag and ada-diag-da on a9a → a9a.t (logistic) and ada-diag on
 #       USPS → usps_esl.t (softmax, K = 10), at the hyperparameters the grid chose (docs/results.md), at every
@@ -348,7 +350,15 @@ train_errors() {
   expect_error_bg "$np" 1 "missing.model" predict --model "$d/missing.model" --data "$d/small.svm"
   expect_error_bg "$np" 1 "not an adasketch model" predict --model "$d/small.svm" --data "$d/small.svm"
   expect_error_bg "$np" 2 "--model" predict --data "$d/small.svm"
+  # A finite divergence (Learner::step's check, docs/design.md §2): one line naming the steps and eta.
+  local diverging=(train --algo ada-fd --ell 5 --loss squared --data synthetic:low-rank-regression:d=17,n=1000)
+  expect_error_bg "$np" 1 "n=1000:1000: ada-fd: diverged: over steps 1-1000, the mean online loss" "${diverging[@]}"
+  expect_error_bg "$np" 1 "lower eta (now 0.1), or set divergence 0 to train on" "${diverging[@]}"
+  expect_error_bg "$np" 1 "raise alpha0 (now 0.01)" train --algo fd-son --alpha0 0.01 --data synthetic:ill-conditioned:d=17,n=1000
+  expect_error_bg "$np" 2 "divergence must be >= 0, got -1" "${diag[@]}" --divergence -1
   collect_bg
+  run "$np" "${diverging[@]}" --divergence 0
+  [ "$rc" = 0 ] || fail "np=$np train --divergence 0 on the diverging run: exit $rc; $(head -c 400 "$work/run.stderr")"
 
   run "$np" "${diag[@]}" --model "$d/small.model"
   if [ "$rc" != 0 ] || [ ! -s "$d/small.model" ] || [ -e "$d/small.model.tmp" ]; then

@@ -66,6 +66,20 @@ class NumericError : public Error {
   using Error::Error;
 };
 
+/// A learner's mean loss over a window of examples passed its divergence limit (LearnerSpec::divergence;
+/// docs/design.md §2, "Divergence"): the model diverged while its values stayed finite. Learner::step
+/// throws it on every rank together; what() names the learner, the window, the losses and what to change.
+class LossDivergenceError : public NumericError {
+ public:
+  /// what() is `what`; `example` is the step that ended the window.
+  LossDivergenceError(const std::string& what, std::int64_t example) : NumericError(what), example_(example) {}
+  /// The step (1-based, counted over every pass) that ended the window.
+  std::int64_t example() const noexcept { return example_; }
+
+ private:
+  std::int64_t example_;
+};
+
 namespace detail {
 [[noreturn]] void throw_invalid_argument(const char* function, const char* condition,
                                          const std::string& detail);

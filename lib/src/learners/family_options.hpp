@@ -20,8 +20,8 @@ Options options_from_spec(const LearnerSpec& spec, Options options = {}) {
   return options;
 }
 
-/// The spec of `learner` built with `options`: its name, loss and K (softmax), and every table field
-/// the options have; the rest at the table's defaults.
+/// The spec of `learner` built with `options`: its name, loss and K (softmax), every table field the
+/// options have and the base's divergence limit; the rest at the table's defaults.
 template <class Options>
 LearnerSpec spec_from_options(const Learner& learner, const Options& options) {
   LearnerSpec spec;
@@ -32,6 +32,7 @@ LearnerSpec spec_from_options(const Learner& learner, const Options& options) {
   if constexpr (requires { options.member; }) spec.member = options.member;
   ADASKETCH_HYPERPARAMETERS(ADASKETCH_TO_SPEC)
 #undef ADASKETCH_TO_SPEC
+  spec.divergence = learner.divergence();  // the base's, not a family's
   return spec;
 }
 

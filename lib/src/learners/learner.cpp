@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -19,6 +20,13 @@ namespace adasketch {
 
 namespace {
 constexpr index_t kMaxEntries = PTRDIFF_MAX / sizeof(double);  // std::vector<double>'s limit
+
+// Four significant digits, for the measured numbers of a message.
+std::string short_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
 }  // namespace
 
 namespace {
@@ -165,6 +173,9 @@ Learner::Learner(const Communicator& comm, const BlockPartition& partition, cons
   if (dim > kMaxEntries / loss.outputs())
     throw std::length_error("d × K = " + number_text(dim) + " × " + number_text(loss.outputs()) +
                             " weights: more than memory can address");
+  scores_.assign(static_cast<std::size_t>(loss.outputs()), 0.0);  // (no allocation in a step)
+  if (loss.is_classification())  // ℓ(0, y) is the same for every label: log 2, 1, ½ or log K
+    classifier_zero_loss_ = loss.value(scores_, loss.kind() == LossKind::softmax ? 0.0 : 1.0);
 }
 
 StepResult Learner::step(const LocalRow& x, double label) {
@@ -176,6 +187,7 @@ StepResult Learner::step(const LocalRow& x, double label) {
   } else if (loss_.is_classification() && label != 1.0 && label != -1.0) {
     throw InvalidArgument(name() + ": binary label must be -1 or +1, got " + number_text(label));
   }
+  const double model_loss = sampled_model_loss(x, label);  // w_t's own score, before the step
   StepResult r;
   try {
     r = do_step(x, label);
@@ -185,11 +197,73 @@ StepResult Learner::step(const LocalRow& x, double label) {
   if (!std::isfinite(r.loss))  // e.g. a squared loss overflowing at a finite, huge score
     throw NumericError(non_finite_diagnosis(x, name() + ": the loss is not finite"));
   ++steps_;
+  check_divergence(r, label, model_loss);
   return r;
+}
+
+void Learner::set_divergence(double limit) {
+  if (!in_range(HyperparameterRange::non_negative, limit))
+    throw InvalidArgument(name() + ": divergence must be " + std::string(range_text(HyperparameterRange::non_negative)) +
+                          ", got " + number_text(limit));
+  divergence_ = limit;
+}
+
+// The loss of the model's own scores Wᵀx on every divergence_sample-th example (what `predict` would
+// score; a SON learner's online score is projected onto |wᵀx| ≤ C and hides a blow-up of W), or 0.
+// Collective on those examples: one Allreduce of K numbers; const, so no later round-off changes.
+// Other learners predict with W itself: their online loss is this loss.
+double Learner::sampled_model_loss(const LocalRow& x, double label) const {
+  if (divergence_ == 0.0 || (steps_ + 1) % defaults::divergence_sample != 0 || !predicts_projected()) return 0.0;
+  predict(x, scores_);
+  const double value = loss_.value(scores_, label);
+  if (!std::isfinite(value)) throw NumericError(non_finite_diagnosis(x, name() + ": the model's score is not finite"));
+  return value;
+}
+
+// Divergence (docs/design.md §2): over a window of examples, the mean loss against that of the zero
+// predictor W = 0 on the same examples, ℓ(0, y) (log 2 logistic, 1 hinge, ½ squared hinge, log K
+// softmax, y² squared, |y| absolute), where every learner starts: a ratio that needs no scale of the
+// data. The losses are reduced values, so every rank decides alike.
+void Learner::check_divergence(const StepResult& r, double label, double model_loss) {
+  if (divergence_ == 0.0) return;
+  const double zero_score[1] = {0.0};  // a regression's one score
+  const double zero = loss_.is_classification() ? classifier_zero_loss_ : loss_.value(zero_score, label);
+  window_.loss += r.loss;
+  window_.zero_loss += zero;
+  if (steps_ % defaults::divergence_sample == 0 && predicts_projected()) {
+    window_.model_loss += model_loss;
+    window_.model_zero_loss += zero;
+  }
+  if (steps_ % defaults::divergence_window != 0) return;
+  const DivergenceWindow w = std::exchange(window_, DivergenceWindow{});
+  const bool online = w.zero_loss > 0.0 && w.loss > divergence_ * w.zero_loss;
+  const bool model = w.model_zero_loss > 0.0 && w.model_loss > divergence_ * w.model_zero_loss;
+  if (!online && !model) return;
+  const index_t n = online ? defaults::divergence_window : defaults::divergence_window / defaults::divergence_sample;
+  const double loss = online ? w.loss : w.model_loss, zero_loss = online ? w.zero_loss : w.model_zero_loss;
+  // What to change: SON's steps are A⁻¹g with A ⪰ αI (α larger, steps shorter); AdaGrad's are η H⁻¹g.
+  const LearnerSpec s = spec();
+  const bool newton = s.algorithm.ends_with("-son") || s.algorithm == "full-on";
+  const std::string advice = newton ? "raise alpha0 (now " + number_text(s.alpha0) + ")"
+                                    : "lower eta (now " + number_text(s.eta) + ")";
+  throw LossDivergenceError(
+      name() + ": diverged: over steps " + number_text(steps_ - defaults::divergence_window + 1) + "-" +
+          number_text(steps_) +
+          (online ? ", the mean online loss "
+                  : ", the mean loss of the model's own scores (every " + number_text(defaults::divergence_sample) +
+                        "th step) ") +
+          short_text(loss / static_cast<double>(n)) + " is " + short_text(loss / zero_loss) + " times the zero predictor's " +
+          short_text(zero_loss / static_cast<double>(n)) + " (limit: divergence " + number_text(divergence_) + "); " + advice +
+          ", or set divergence 0 to train on",
+      steps_);
 }
 
 void Learner::state_fields(StateFields& fields) {
   fields.integer("learner.steps", steps_);
+  fields.real("learner.div.loss", window_.loss);
+  fields.real("learner.div.zero", window_.zero_loss);
+  fields.real("learner.div.model", window_.model_loss);
+  fields.real("learner.div.model_zero", window_.model_zero_loss);
   add_state_fields(fields);
 }
 

@@ -23,8 +23,9 @@
  * - readers: the options structs that have it as a field, one place each: D DiagonalAdaGradOptions,
  *   A SketchedAdaGradOptions, N SketchedNewtonOptions, C CompAdaGradOptions, F FullAdaGradOptions,
  *   O FullNewtonOptions, and _ where that family does not read it (hyperparameters.hpp,
- *   ADASKETCH_OPTIONS_FIELDS); `_` everywhere for the rows of --auto, which make_learner's
- *   AutoTunedLearner reads for every family
+ *   ADASKETCH_OPTIONS_FIELDS); _ in every column for a row read for every learner outside the
+ *   families: divergence (make_learner sets it in the base Learner, spec() reports it) and the rows
+ *   of --auto (make_learner's AutoTunedLearner)
  * - value_name: the placeholder of --help
  * - range: the values every learner that reads it accepts (HyperparameterRange: any, non_negative,
  *   positive, normal_positive, unit_interval; a list's each value), checked by the families, which may
@@ -72,9 +73,12 @@
     "tuning-free: race candidates of η (and α for SON) over the first auto-examples examples, keep the winner "         \
     "(every learner; AutoTunedLearner)")                                                                                \
   X(number, int64_t, auto_examples, "auto-examples", 2000, learner, (_, _, _, _, _, _), "N", positive, "",              \
-    "--auto: examples of the race (the candidates step on each, then the fewest online mistakes wins)")                 \
+    "--auto: examples of the race (the candidates step on each; the fewest online mistakes on its second half wins)")                 \
   X(number, int, grid_rows, "grid-rows", 0, layout, (_, _, _, _, F, O), "R", non_negative, "",                          \
     "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count (0: the most "     \
-    "nearly square grid)")
+    "nearly square grid)")                                                                                             \
+  X(number, double, divergence, "divergence", 100.0, learner, (_, _, _, _, _, _), "F", non_negative, "",              \
+    "every learner: stop with an error when the mean loss over a window of 1,000 examples, online or of the model's "  \
+    "own scores, passes F times the zero predictor's (0: no check)")
 
 #endif /* ADASKETCH_LEARNERS_HYPERPARAMETER_TABLE_H */

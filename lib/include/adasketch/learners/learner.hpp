@@ -122,8 +122,16 @@ class Learner {
 
   /// Collective. Predicts x with the current weights, suffers the loss, updates. Throws NumericError
   /// (on every rank) when the score or the loss is not finite, saying whether the example has a
-  /// non-finite value or the model diverged.
+  /// non-finite value or the model diverged; LossDivergenceError (on every rank) when a window's
+  /// mean loss passes divergence() times the zero predictor's (docs/design.md §2, "Divergence").
   StepResult step(const LocalRow& x, double label);
+  /// The divergence limit F (LearnerSpec::divergence; 0: no check): step() stops the run when the
+  /// mean loss over a window of defaults::divergence_window examples, the online loss or (SON,
+  /// FULL-ON: predicts_projected()) the loss of the model's own scores on every
+  /// defaults::divergence_sample-th example, exceeds F times the zero predictor's on the same examples.
+  double divergence() const noexcept { return divergence_; }
+  /// Sets divergence() (make_learner sets the spec's). Throws InvalidArgument unless F ≥ 0 is finite.
+  void set_divergence(double limit);
   /// Local, a hint with no effect on results: x is the next step's example. A learner whose state on
   /// a feature lies at scattered places (the sparse FD sketches) starts loading x's, so that the
   /// cache misses overlap the step in between. Training loops call it before the step before x's.
@@ -155,6 +163,9 @@ class Learner {
   virtual StepResult do_step(const LocalRow& x, double label) = 0;
   /// out[0..K) += this rank's part of Wᵀx (the caller sums over ranks).
   virtual void add_local_scores(const LocalRow& x, std::span<double> out) const = 0;
+  /// Whether do_step's prediction is not the model's own score Wᵀx (SON and FULL-ON predict with w_t,
+  /// the weights projected onto |wᵀx_t| ≤ C): the divergence check then also samples Wᵀx.
+  virtual bool predicts_projected() const noexcept { return false; }
   /// The algorithm's own state fields (state_fields() lists the step count first).
   virtual void add_state_fields(StateFields& fields) = 0;
   /// Checkpoint hooks, collective: save_checkpoint calls the first after state_fields() and before it
@@ -176,12 +187,22 @@ class Learner {
   friend struct detail::CheckpointAccess;
   friend class AutoTunedLearner;  // steps, scores and lists the state of the learners it races
   std::string non_finite_diagnosis(const LocalRow& x, const std::string& what) const;
+  double sampled_model_loss(const LocalRow& x, double label) const;
+  void check_divergence(const StepResult& r, double label, double model_loss);
 
  private:
   Communicator comm_;
   BlockPartition partition_;
   Loss loss_;
   index_t steps_ = 0;
+  double divergence_ = LearnerSpec{}.divergence;
+  /// The current window's sums (checkpointed): online loss and zero predictor's loss over its
+  /// examples; the model's loss and the zero predictor's over its sampled examples.
+  struct DivergenceWindow {
+    double loss = 0.0, zero_loss = 0.0, model_loss = 0.0, model_zero_loss = 0.0;
+  } window_;
+  double classifier_zero_loss_ = 0.0;   // ℓ(0, y) of a classification loss (any label)
+  mutable std::vector<double> scores_;  // K: the sampled model scores
 };
 
 /// The learner `spec` names, built with its hyperparameters. Call it on every rank of comm alike (the

@@ -55,6 +55,8 @@ class FullNewton final : public Learner {
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
+  /// Yes: the step predicts with w_t, u_t projected onto |wᵀx_t| ≤ C (SON Lemma 1).
+  bool predicts_projected() const noexcept override { return true; }
   /// out[k] += u_pᵀX_k,p (D_p^{-1/2} in X_k with diag_rescale).
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
   /// u, D (diag_rescale), the projection count, tr(A − αI), and A⁻¹ by feature rows (a staged block

@@ -71,6 +71,8 @@ class SketchedNewton final : public Learner {
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
+  /// Yes: the step predicts with w_t, u_t projected onto |wᵀx_t| ≤ C (SON Lemma 1).
+  bool predicts_projected() const noexcept override { return true; }
   /// out[0] += ūᵀx_p + cᵀ(Y_p x_p): this rank's part of uᵀx.
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
   /// ū, c, the cached factor of αI + BBᵀ with its α and trace, the projection count, D (diag_rescale),
