@@ -59,6 +59,7 @@ LearnerSpec son_spec(const std::string& algorithm, LossKind loss, index_t ell) {
   s.eta = 0.5;
   s.eta_schedule = EtaSchedule::inv_sqrt_t;
   s.seed = 7;
+  s.scale = ScaleRule::none;  // α as given: the dense references take it so
   return s;
 }
 

@@ -318,13 +318,14 @@ TEST(CompAdaGrad, WithoutSubspaceAndTauOneIsDiagonalAdaGrad) {
           o.tau = 1.0;
           o.eta = eta;
           o.delta = delta;
+          o.scale = ScaleRule::none;  // η, δ as the reference takes them
           o.lambda1 = lambda1;
           o.lambda2 = lambda2;
           o.update = form;
           CompAdaGrad comp(comm, c.d, loss, o);
           using DiagonalUpdate = DiagonalAdaGradOptions::Update;
           DiagonalAdaGrad diag(comm, c.d, loss,
-                               {.eta = eta, .delta = delta, .lambda1 = lambda1, .lambda2 = lambda2,
+                               {.eta = eta, .delta = delta, .lambda1 = lambda1, .lambda2 = lambda2, .scale = ScaleRule::none,
                                 .update = dual ? DiagonalUpdate::dual_averaging : DiagonalUpdate::mirror_descent});
           std::vector<double> dense_w;
           double dense_loss = 0.0;
@@ -365,6 +366,7 @@ TEST(CompAdaGrad, FullSubspaceIsFullMatrixAdaGrad) {
         o.ell = n;
         o.eta = eta;
         o.delta = delta;
+        o.scale = ScaleRule::none;  // η, δ as the reference takes them
         o.tau = 0.7;  // the complement is empty: τ must not matter
         o.rank_tolerance = 1e-12;
         o.update = form;
@@ -392,6 +394,7 @@ LearnerSpec spec_of(index_t ell, double lambda1, double lambda2, double tau, boo
   s.lambda2 = lambda2;
   s.tau = tau;
   s.seed = 21;
+  s.scale = ScaleRule::none;  // η, δ, λ as the reference takes them
   return s;
 }
 

@@ -59,7 +59,7 @@ void for_each_field(Learner& learner, index_t N, F&& f) {
   StateFields fields;
   learner.state_fields(fields);
   for (const auto& field : fields.fields())
-    if (!field.name.starts_with("learner.div."))  // (the base's divergence sums: zero here)
+    if (!field.name.starts_with("learner.div.") && !field.name.starts_with("learner.scale."))  // (the base's: zero here)
       f(field, field.name.starts_with("comp.pad") ? N + field.first : field.first * field.width);
 }
 
@@ -132,6 +132,7 @@ void check_step(const StepCase& c, unsigned seed, double* zeros = nullptr) {
   o.placement = c.placement;
   o.update = c.dual ? CompAdaGradOptions::Update::dual_averaging : CompAdaGradOptions::Update::mirror_descent;
   o.seed = 30 + seed;
+  o.scale = ScaleRule::none;  // η, δ as the reference takes them
   CompAdaGrad learner(comm, c.d, loss, o);
   const detail::Srht srht(n, k, o.seed, {});
   const std::vector<double> pi = test::dense_srht(srht);  // Π̃, k × n

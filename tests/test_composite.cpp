@@ -65,6 +65,7 @@ LearnerSpec spec_for(const std::string& algorithm, const Loss& loss, index_t ell
   s.form = form;
   s.lambda1 = reg.lambda1;
   s.lambda2 = reg.lambda2;
+  s.scale = ScaleRule::none;  // η, δ, λ as the reference takes them
   return s;
 }
 

@@ -134,7 +134,7 @@ TEST(DiagonalAdaGrad, MatchesDenseReference) {
   for (const Case& c : kCases) {
     const Loss loss(c.loss, c.classes);
     const Dataset data = make_data(n, d, c.sparse ? 0.15 : 0.8, loss, 11);
-    const DiagonalAdaGradOptions options{.eta = 0.5, .delta = 0.1, .update = c.form};
+    const DiagonalAdaGradOptions options{.eta = 0.5, .delta = 0.1, .scale = ScaleRule::none, .update = c.form};
     DiagonalAdaGrad learner(world(), d, loss, options);
     run(learner, data, c.sparse);
     const auto ref = reference_weights(data, loss, options);

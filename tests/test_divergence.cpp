@@ -50,6 +50,7 @@ LearnerSpec reproducer() {  // the earlier session's silent divergence: ADA-FD, 
   spec.algorithm = "ada-fd";
   spec.loss = LossKind::squared;
   spec.ell = 5;
+  spec.scale = ScaleRule::none;  // the papers' absolute η, as that session ran it
   return spec;
 }
 
@@ -57,6 +58,7 @@ LearnerSpec son_reproducer() {  // FD-SON with a small α₀: long Newton steps,
   LearnerSpec spec;
   spec.algorithm = "fd-son";
   spec.alpha0 = 0.01;
+  spec.scale = ScaleRule::none;  // an absolute α₀ that small
   return spec;
 }
 

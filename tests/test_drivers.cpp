@@ -278,6 +278,7 @@ std::uint64_t changed(std::uint64_t) { return 123456789012345u; }
 bool changed(bool v) { return !v; }
 EtaSchedule changed(EtaSchedule) { return EtaSchedule::inv_sqrt_t; }
 FormChoice changed(FormChoice) { return FormChoice::sparse; }
+ScaleRule changed(ScaleRule) { return ScaleRule::none; }
 std::vector<double> changed(const std::vector<double>&) { return {0.5, 0.25}; }
 
 OptionParser hyperparameter_parser() {
@@ -308,7 +309,7 @@ TEST(HyperparameterOptions, EveryRowComesBackFromACheckpointAndIsCompared) {
   for (const SpecDifference& d : spec_differences(LearnerSpec{}, saved)) fields.push_back(d.field);
   const std::vector<std::string> expected{"ell",   "eta",     "delta",   "alpha0", "C",            "sigma",    "eta_schedule",
                                           "seed",  "form",    "lambda1", "lambda2", "tau",         "diag_rescale",
-                                          "oja_gamma", "auto_tune", "auto_examples", "divergence"};
+                                          "oja_gamma", "auto_tune", "auto_examples", "scale", "divergence"};
   EXPECT_EQ(fields, expected);
   EXPECT_NE(saved.grid_rows, LearnerSpec{}.grid_rows);
 

@@ -153,6 +153,7 @@ FullAdaGradOptions ada_options(Update form, int grid_rows, int block) {
   o.delta = 0.3;
   o.grid_rows = grid_rows;
   o.block = block;
+  o.scale = ScaleRule::none;  // as the dense reference takes them
   return o;
 }
 
@@ -165,6 +166,7 @@ FullNewtonOptions on_options(int grid_rows, int block) {
   o.eta_schedule = EtaSchedule::inv_sqrt_t;
   o.grid_rows = grid_rows;
   o.block = block;
+  o.scale = ScaleRule::none;  // as the dense reference takes them
   return o;
 }
 

@@ -45,6 +45,7 @@ LearnerSpec spec_for(const std::string& algorithm) {
   spec.algorithm = algorithm;
   spec.loss = is_son(algorithm) ? LossKind::squared : LossKind::logistic;
   spec.ell = 4;
+  spec.scale = ScaleRule::none;  // step sizes as given: the blow-ups below are built for them
   return spec;
 }
 

@@ -310,6 +310,7 @@ SketchedAdaGradOptions options(Sketching s, Update f, index_t ell, double eta, d
   o.ell = ell;
   o.eta = eta;
   o.delta = delta;
+  o.scale = ScaleRule::none;  // as the dense references take them
   o.seed = 17;
   return o;
 }

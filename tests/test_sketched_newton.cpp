@@ -191,6 +191,7 @@ SketchedNewtonOptions options_for(SketchKind sketch, index_t ell) {
   SketchedNewtonOptions o;
   o.sketch = sketch;
   o.ell = ell;
+  o.scale = ScaleRule::none;  // α as the dense reference takes it
   o.alpha0 = 0.5;
   o.C = 1.0;
   o.sigma = 0.1;

@@ -108,6 +108,7 @@ LearnerSpec softmax_spec(const std::string& algorithm, index_t ell, bool rescale
   s.sigma = 0.1;
   s.eta = 0.5;
   s.eta_schedule = EtaSchedule::inv_sqrt_t;
+  s.scale = ScaleRule::none;  // α as given: the dense references take it so
   s.seed = 7;
   s.diag_rescale = rescale;
   return s;

@@ -23,8 +23,10 @@ namespace adasketch {
 struct detail::CheckpointAccess {
   static void before_save(Learner& learner, StateFields& fields) { learner.before_state_save(fields); }
   static void after_load(Learner& learner, StateFields& fields) { learner.after_state_load(fields); }
-  static void prepare_load(Learner& learner, const std::function<std::int64_t(const std::string&)>& saved_integer) {
-    learner.prepare_state_load(saved_integer);
+  static void prepare_load(Learner& learner, const Learner::SavedField<std::int64_t>& saved_integer,
+                           const Learner::SavedField<double>& saved_real) {
+    learner.restore_data_scale(saved_real);
+    learner.prepare_state_load(saved_integer, saved_real);
   }
 };
 
@@ -221,16 +223,21 @@ CheckpointHeader load_checkpoint(const std::string& path, Learner& learner) {
   const Front front = read_front(file, path, true);
   const CheckpointHeader& header = front.decoded.header;
   require_same_learner(header, learner, path);
-  detail::CheckpointAccess::prepare_load(learner, [&](const std::string& name) {
+  // A replicated scalar field read ahead of the others, by name and kind.
+  const auto saved_word = [&](const std::string& name, Kind kind, const char* what) {
     const auto entry = std::find_if(front.table.begin(), front.table.end(), [&](const FieldEntry& e) { return e.name == name; });
-    if (entry == front.table.end() || entry->kind != static_cast<std::uint64_t>(Kind::integer))
-      throw InputError(path, 0, "the checkpoint has no integer field '" + name + "'");
+    if (entry == front.table.end() || entry->kind != static_cast<std::uint64_t>(kind))
+      throw InputError(path, 0, std::string("the checkpoint has no ") + what + " field '" + name + "'");
     std::uint64_t word = 0;
     file.read_bytes(static_cast<MPI_Offset>(entry->offset), reinterpret_cast<unsigned char*>(&word), 8);
     if (detail::checksum_part(std::span<const std::uint64_t>(&word, 1), 0) != entry->checksum)
       throw InputError(path, 0, "corrupt checkpoint file: checksum mismatch in field '" + name + "'");
-    return static_cast<std::int64_t>(word);
-  });
+    return word;
+  };
+  detail::CheckpointAccess::prepare_load(
+      learner,
+      [&](const std::string& name) { return static_cast<std::int64_t>(saved_word(name, Kind::integer, "integer")); },
+      [&](const std::string& name) { return std::bit_cast<double>(saved_word(name, Kind::real, "real")); });
   learner.choose_form(header.spec.form);
   StateFields state;
   learner.state_fields(state);

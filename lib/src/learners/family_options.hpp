@@ -36,6 +36,27 @@ LearnerSpec spec_from_options(const Learner& learner, const Options& options) {
   return spec;
 }
 
+/// `options` relative to the data's scale (ScaleRule::first_example; docs/design.md §2, "The data's
+/// scale"). Under x → cx the weights that give the same scores are W/c: the AdaGrad families' steps
+/// η H⁻¹g keep that with η/r and δ·r (H ∝ the gradients' scale), their composite terms with λ₁·r and
+/// λ₂·r²; the Newton families' A = αI + Σ g gᵀ with α·‖x‖². Everything else is scale-free.
+/// Unmeasured (sum_squares 0): `options` as they are.
+template <class Options>
+Options at_data_scale(Options options, const DataScale& scale) {
+  if (scale.sum_squares == 0.0) return options;
+  if constexpr (requires { options.delta; }) {  // D, A, C, F: the AdaGrad families
+    const double r = scale.rms();
+    options.eta /= r;
+    options.delta *= r;
+    if constexpr (requires { options.lambda1; }) {
+      options.lambda1 *= r;
+      options.lambda2 *= r * r;
+    }
+  }
+  if constexpr (requires { options.alpha0; }) options.alpha0 *= scale.sum_squares;  // N, O: SON, FULL-ON
+  return options;
+}
+
 /// Checks every table field `options` has against its row's range. Throws InvalidArgument
 /// "WHO: member must be RANGE, got VALUE" for the first one outside it.
 template <class Options>

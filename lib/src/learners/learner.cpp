@@ -34,6 +34,19 @@ constexpr detail::EnumNames<EtaSchedule, 3> kScheduleNames{
     {{EtaSchedule::constant, "constant"}, {EtaSchedule::inv_t, "inv-t"}, {EtaSchedule::inv_sqrt_t, "inv-sqrt-t"}}};
 }  // namespace
 
+namespace {
+constexpr detail::EnumNames<ScaleRule, 2> kScaleNames{{{ScaleRule::first_example, "first-example"}, {ScaleRule::none, "none"}}};
+}  // namespace
+
+std::string to_string(ScaleRule rule) { return detail::name_of(kScaleNames, rule); }
+
+template <>
+ScaleRule from_string<ScaleRule>(std::string_view text) {
+  return detail::value_named(kScaleNames, text, "scale rule");
+}
+
+double DataScale::rms() const noexcept { return std::sqrt(sum_squares / nonzeros); }
+
 std::string to_string(EtaSchedule schedule) { return detail::name_of(kScheduleNames, schedule); }
 
 template <>
@@ -80,6 +93,7 @@ std::string hyperparameter_text(std::uint64_t value) { return number_text(value)
 std::string hyperparameter_text(bool value) { return value ? "true" : "false"; }
 std::string hyperparameter_text(EtaSchedule value) { return to_string(value); }
 std::string hyperparameter_text(FormChoice value) { return to_string(value); }
+std::string hyperparameter_text(ScaleRule value) { return to_string(value); }
 std::string hyperparameter_text(const std::vector<double>& values) {
   std::string out;  // "1,0.5,0.25", or "" for none
   for (const double v : values) {
@@ -120,6 +134,7 @@ bool parse_hyperparameter(std::string_view text, bool& value) {
 }
 bool parse_hyperparameter(std::string_view text, EtaSchedule& value) { return parse_choice(text, value); }
 bool parse_hyperparameter(std::string_view text, FormChoice& value) { return parse_choice(text, value); }
+bool parse_hyperparameter(std::string_view text, ScaleRule& value) { return parse_choice(text, value); }
 bool parse_hyperparameter(std::string_view text, std::vector<double>& values) {
   values.clear();
   if (text.empty()) return true;
@@ -164,8 +179,8 @@ double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept {
   return eta;
 }
 
-Learner::Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss)
-    : comm_(comm), partition_(partition), loss_(loss) {
+Learner::Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss, ScaleRule scale)
+    : comm_(comm), partition_(partition), loss_(loss), scale_rule_(scale) {
   partition.require_parts_for(comm);
   const index_t dim = partition.dim();
   // Learners store d_p × K weights (and a few such arrays): d·K must not overflow. Beyond
@@ -187,6 +202,7 @@ StepResult Learner::step(const LocalRow& x, double label) {
   } else if (loss_.is_classification() && label != 1.0 && label != -1.0) {
     throw InvalidArgument(name() + ": binary label must be -1 or +1, got " + number_text(label));
   }
+  if (scale_rule_ == ScaleRule::first_example && scale_.sum_squares == 0.0) measure_scale(x);
   const double model_loss = sampled_model_loss(x, label);  // w_t's own score, before the step
   StepResult r;
   try {
@@ -206,6 +222,31 @@ void Learner::set_divergence(double limit) {
     throw InvalidArgument(name() + ": divergence must be " + std::string(range_text(HyperparameterRange::non_negative)) +
                           ", got " + number_text(limit));
   divergence_ = limit;
+}
+
+// ScaleRule::first_example (docs/design.md §2, "The data's scale"): ‖x‖² and the nonzero count of the
+// whole example, one Allreduce; the first example with ‖x‖ > 0 sets the scale. The sums are reduced
+// values, so every rank decides alike.
+void Learner::measure_scale(const LocalRow& x) {
+  double sums[2] = {0.0, 0.0};
+  for (const double v : x.values())
+    if (v != 0.0) {
+      sums[0] += v * v;
+      sums[1] += 1.0;
+    }
+  comm_.allreduce_sum(std::span<double>(sums));
+  if (!(sums[0] > 0.0)) return;  // (a non-finite value is step()'s to report)
+  if (!std::isfinite(sums[0]) || sums[0] < std::numeric_limits<double>::min())
+    throw NumericError(name() + ": the first example with a nonzero norm has ‖x‖² = " + number_text(sums[0]) +
+                       ", outside the normal numbers: the scale rule cannot take the step sizes relative to it "
+                       "(rescale the data, or set scale none)");
+  scale_ = DataScale{sums[0], sums[1]};
+  on_data_scale(scale_);
+}
+
+void Learner::restore_data_scale(const SavedField<double>& saved_real) {
+  scale_ = DataScale{saved_real("learner.scale.sum_squares"), saved_real("learner.scale.nonzeros")};
+  on_data_scale(scale_);  // (unmeasured: the settings as given)
 }
 
 // The loss of the model's own scores Wᵀx on every divergence_sample-th example (what `predict` would
@@ -264,6 +305,8 @@ void Learner::state_fields(StateFields& fields) {
   fields.real("learner.div.zero", window_.zero_loss);
   fields.real("learner.div.model", window_.model_loss);
   fields.real("learner.div.model_zero", window_.model_zero_loss);
+  fields.real("learner.scale.sum_squares", scale_.sum_squares);
+  fields.real("learner.scale.nonzeros", scale_.nonzeros);
   add_state_fields(fields);
 }
 

@@ -44,6 +44,12 @@ bool FrequentDirections::next_insert_restructures() const noexcept {
   return filled_ + 1 == rows();
 }
 
+void FrequentDirections::set_alpha0(double alpha0) {
+  ADASKETCH_REQUIRE(alpha0 >= 0.0 && std::isfinite(alpha0), "alpha0 = " + number_text(alpha0));
+  options_.alpha0 = alpha0;
+  if (options_.regularized) alpha_ = alpha0;
+}
+
 std::string FrequentDirections::name() const {
   return std::string(options_.fast ? "fast-" : "") + (options_.regularized ? "rfd" : "fd");
 }

@@ -77,6 +77,10 @@
   X(number, int, grid_rows, "grid-rows", 0, layout, (_, _, _, _, F, O), "R", non_negative, "",                          \
     "ada-full, ada-full-da, full-on: rows of the ScaLAPACK process grid, a divisor of the rank count (0: the most "     \
     "nearly square grid)")                                                                                             \
+  X(choice, ScaleRule, scale, "scale", ScaleRule::first_example, learner, (D, A, N, C, F, O), "R", any, "",            \
+    "every learner: first-example takes η, δ, λ₁, λ₂ (AdaGrad family) and α (SON, full-on) relative to the first "     \
+    "example x with a nonzero norm (η/r, δ·r, λ₁·r, λ₂·r², α·‖x‖², r the RMS of x's nonzero values), so that "        \
+    "rescaling the data changes nothing; none takes them as given (the papers' settings)")                            \
   X(number, double, divergence, "divergence", 100.0, learner, (_, _, _, _, _, _), "F", non_negative, "",              \
     "every learner: stop with an error when the mean loss over a window of 1,000 examples, online or of the model's "  \
     "own scores, passes F times the zero predictor's (0: no check)")

@@ -41,6 +41,24 @@ EtaSchedule from_string<EtaSchedule>(std::string_view text);
 /// η_t of the t-th example (t ≥ 1; t < 1 counts as 1) under `schedule` with scale η.
 double scheduled_eta(EtaSchedule schedule, double eta, index_t t) noexcept;
 
+/// How a learner takes its step sizes (LearnerSpec::scale; docs/design.md §2, "The data's scale"):
+/// relative to the first example with a nonzero norm, or as given.
+enum class ScaleRule { first_example, none };
+/// "first-example" or "none".
+std::string to_string(ScaleRule rule);
+/// The inverse of to_string (types.hpp).
+template <>
+ScaleRule from_string<ScaleRule>(std::string_view text);
+
+/// The scale of the data as ScaleRule::first_example measures it: the squared norm ‖x‖² of the first
+/// example with a nonzero norm and its count of nonzero values (over every rank's slice).
+struct DataScale {
+  double sum_squares = 0.0;  ///< ‖x‖² (0: not measured yet)
+  double nonzeros = 0.0;     ///< the nonzero values of x
+  /// r = √(‖x‖²/nonzeros), the RMS of x's nonzero values: the unit of one weight's share of a score.
+  double rms() const noexcept;
+};
+
 /// What make_learner builds: the algorithm, its loss and K, and every hyperparameter a learner may
 /// take, one field per row of the hyperparameter table (adasketch/learners/hyperparameter_table.h, which
 /// gives each one's meaning, range and default); each learner documents which it reads. A sketched
@@ -67,6 +85,7 @@ std::string hyperparameter_text(std::uint64_t value);
 std::string hyperparameter_text(bool value);
 std::string hyperparameter_text(EtaSchedule value);
 std::string hyperparameter_text(FormChoice value);
+std::string hyperparameter_text(ScaleRule value);
 std::string hyperparameter_text(const std::vector<double>& values);
 ///@}
 
@@ -81,6 +100,7 @@ bool parse_hyperparameter(std::string_view text, std::uint64_t& value);
 bool parse_hyperparameter(std::string_view text, bool& value);
 bool parse_hyperparameter(std::string_view text, EtaSchedule& value);
 bool parse_hyperparameter(std::string_view text, FormChoice& value);
+bool parse_hyperparameter(std::string_view text, ScaleRule& value);
 bool parse_hyperparameter(std::string_view text, std::vector<double>& values);
 ///@}
 
@@ -132,6 +152,14 @@ class Learner {
   double divergence() const noexcept { return divergence_; }
   /// Sets divergence() (make_learner sets the spec's). Throws InvalidArgument unless F ≥ 0 is finite.
   void set_divergence(double limit);
+  /// The scale rule (the options' `scale`, LearnerSpec::scale): with first_example, step() measures
+  /// data_scale() on the first example with a nonzero norm (one Allreduce of two numbers on each
+  /// example until then) and the learner takes its η, δ, λ₁, λ₂ or α relative to it from that step
+  /// on; spec() and options() report them as given.
+  ScaleRule scale_rule() const noexcept { return scale_rule_; }
+  /// What scale_rule() measured (sum_squares 0 before the first example with a nonzero norm, and
+  /// always with ScaleRule::none).
+  const DataScale& data_scale() const noexcept { return scale_; }
   /// Local, a hint with no effect on results: x is the next step's example. A learner whose state on
   /// a feature lies at scattered places (the sparse FD sketches) starts loading x's, so that the
   /// cache misses overlap the step in between. Training loops call it before the step before x's.
@@ -157,8 +185,10 @@ class Learner {
   void state_fields(StateFields& fields);
 
  protected:
-  /// The features split as `partition` (parts() must be comm.size()).
-  Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss);
+  /// The features split as `partition` (parts() must be comm.size()). A family that takes its
+  /// hyperparameters relative to the data passes its options' `scale` and implements on_data_scale.
+  Learner(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
+          ScaleRule scale = ScaleRule::none);
   /// The algorithm's step; `label` is validated for the loss.
   virtual StepResult do_step(const LocalRow& x, double label) = 0;
   /// out[0..K) += this rank's part of Wᵀx (the caller sums over ranks).
@@ -166,6 +196,12 @@ class Learner {
   /// Whether do_step's prediction is not the model's own score Wᵀx (SON and FULL-ON predict with w_t,
   /// the weights projected onto |wᵀx_t| ≤ C): the divergence check then also samples Wᵀx.
   virtual bool predicts_projected() const noexcept { return false; }
+  /// Collective: step() has measured the data's scale (ScaleRule::first_example) before the step of
+  /// the first example with a nonzero norm, or load_checkpoint restores it (possibly unmeasured,
+  /// sum_squares 0) before it reads the state. The family takes its hyperparameters relative to
+  /// `scale` (detail::at_data_scale) and redoes what it derived from them at construction: at the
+  /// measurement every step before had a zero example, and a load overwrites the state after.
+  virtual void on_data_scale(const DataScale& scale) { (void)scale; }
   /// The algorithm's own state fields (state_fields() lists the step count first).
   virtual void add_state_fields(StateFields& fields) = 0;
   /// Checkpoint hooks, collective: save_checkpoint calls the first after state_fields() and before it
@@ -176,12 +212,21 @@ class Learner {
   virtual void before_state_save(StateFields& fields) { (void)fields; }
   virtual void after_state_load(StateFields& fields) { (void)fields; }
   ///@}
+  /// Reads one replicated scalar field of a checkpoint by name, the same on every rank (InputError
+  /// when the file has none of that name and kind).
+  template <class T>
+  using SavedField = std::function<T(const std::string&)>;
   /// Collective. load_checkpoint calls it before state_fields(), for a learner whose fields depend on
-  /// its state: `saved_integer(name)` is an integer field of the checkpoint, the same on every rank
-  /// (InputError when the file has none of that name). The default does nothing.
-  virtual void prepare_state_load(const std::function<std::int64_t(const std::string&)>& saved_integer) {
+  /// its state: `saved_integer` and `saved_real` read integer and real fields of the checkpoint. The
+  /// default does nothing.
+  virtual void prepare_state_load(const SavedField<std::int64_t>& saved_integer, const SavedField<double>& saved_real) {
     (void)saved_integer;
+    (void)saved_real;
   }
+  /// Collective: load_checkpoint calls it before prepare_state_load. Sets data_scale() from the
+  /// checkpoint's (`saved_real`) and calls on_data_scale when it was measured. AutoTunedLearner calls
+  /// it for the candidates it rebuilds.
+  void restore_data_scale(const SavedField<double>& saved_real);
 
  private:
   friend struct detail::CheckpointAccess;
@@ -189,6 +234,7 @@ class Learner {
   std::string non_finite_diagnosis(const LocalRow& x, const std::string& what) const;
   double sampled_model_loss(const LocalRow& x, double label) const;
   void check_divergence(const StepResult& r, double label, double model_loss);
+  void measure_scale(const LocalRow& x);
 
  private:
   Communicator comm_;
@@ -196,6 +242,8 @@ class Learner {
   Loss loss_;
   index_t steps_ = 0;
   double divergence_ = LearnerSpec{}.divergence;
+  ScaleRule scale_rule_;
+  DataScale scale_;
   /// The current window's sums (checkpointed): online loss and zero predictor's loss over its
   /// examples; the model's loss and the zero predictor's over its sampled examples.
   struct DivergenceWindow {

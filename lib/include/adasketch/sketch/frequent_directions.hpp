@@ -47,6 +47,7 @@ class FrequentDirections final : public Sketch {
   std::string name() const override;
   double alpha() const noexcept override { return alpha_; }
   double alpha0() const noexcept override { return options_.regularized ? options_.alpha0 : 0.0; }
+  void set_alpha0(double alpha0) override;
   /// The options as given.
   const FrequentDirectionsOptions& options() const noexcept { return options_; }
   /// Rows of the buffer currently holding data (the next insertion goes to row filled()).

@@ -96,6 +96,10 @@ class Sketch {
   virtual index_t rebases() const noexcept { return 0; }
   /// α₀: αI + BᵀB approximates α₀I + AᵀA (regularized FD); 0 for the other sketches.
   virtual double alpha0() const noexcept { return 0.0; }
+  /// Regularized FD: takes α₀ in place of the one it was built with, and α = α₀ (what α is before a
+  /// row with a nonzero norm: a learner's data scale, Learner::on_data_scale; a checkpoint's fields
+  /// then restore α). The other sketches have no α.
+  virtual void set_alpha0(double alpha0) { (void)alpha0; }
 
   /// out[0..rows()) = M z for z ∈ R^{basis_rows()}: B a from Z a.
   virtual void mix(std::span<const double> z, std::span<double> out) const;

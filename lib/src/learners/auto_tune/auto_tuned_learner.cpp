@@ -47,7 +47,7 @@ std::vector<LearnerSpec> auto_candidates(const LearnerSpec& spec) {
 }
 
 AutoTunedLearner::AutoTunedLearner(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec)
-    : Learner(comm, partition, Loss(spec.loss, spec.classes)) {
+    : Learner(comm, partition, Loss(spec.loss, spec.classes), ScaleRule::none) {  // (its candidates measure the scale)
   if (spec.auto_examples < 1)
     throw InvalidArgument("--auto: auto_examples must be > 0, got " + number_text(spec.auto_examples));
   for (const LearnerSpec& s : auto_candidates(spec)) {
@@ -176,7 +176,7 @@ void AutoTunedLearner::after_state_load(StateFields& fields) {
   }
 }
 
-void AutoTunedLearner::prepare_state_load(const std::function<std::int64_t(const std::string&)>& saved_integer) {
+void AutoTunedLearner::prepare_state_load(const SavedField<std::int64_t>& saved_integer, const SavedField<double>& saved_real) {
   const std::int64_t winner = saved_integer("auto.winner");
   const auto count = static_cast<std::int64_t>(candidates_.size());
   if (winner < -1 || winner >= count)
@@ -192,6 +192,7 @@ void AutoTunedLearner::prepare_state_load(const std::function<std::int64_t(const
     auto& l = learners_[static_cast<std::size_t>(i)];
     if (!held) l.reset();
     if (held && !l) l = make_learner(comm(), partition(), candidates_[static_cast<std::size_t>(i)].spec);
+    if (held) l->restore_data_scale([&](const std::string& name) { return saved_real(candidate_prefix(i).append(name)); });
   }
   winner_ = winner;
 }

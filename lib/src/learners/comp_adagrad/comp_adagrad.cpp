@@ -48,7 +48,7 @@ CompAdaGrad::CompAdaGrad(const Communicator& comm, index_t dim, const Loss& loss
 
 CompAdaGrad::CompAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                          const CompAdaGradOptions& options)
-    : Learner(comm, partition, loss), options_(options), classes_(loss.outputs()) {
+    : Learner(comm, partition, loss, options.scale), options_(options), given_(options_), root_delta_(options_.delta), classes_(loss.outputs()) {
   validate(options);
   const index_t N = partition.dim() * classes_;
   n_ = detail::next_power_of_two(N);
@@ -97,7 +97,12 @@ CompAdaGrad::~CompAdaGrad() = default;
 std::string CompAdaGrad::name() const { return dual_averaging() ? "comp-adagrad-da" : "comp-adagrad"; }
 
 LearnerSpec CompAdaGrad::spec() const {
-  return detail::spec_from_options(*this, options_);
+  return detail::spec_from_options(*this, given_);
+}
+
+void CompAdaGrad::on_data_scale(const DataScale& scale) {
+  options_ = detail::at_data_scale(given_, scale);
+  root_delta_ = given_.delta * scale.rms() * scale.rms();  // inside the root, δ adds to squared gradients
 }
 
 // The run state: c, Π̃GΠ̃ᵀ, x⊥ and diag(G⊥) (and Π̃ḡ, P⊥ḡ). Everything else is rewritten in each step before it is read.

@@ -86,7 +86,7 @@ void CompAdaGrad::factor_block() {
     const double l = top > 0.0 && lambda[i] > options_.rank_tolerance * top ? lambda[i] : 0.0;
     kappa_[i] = options_.placement == CompAdaGradOptions::Placement::outside_root
                     ? std::sqrt(l) + options_.delta                        // eq. (19): (Π̃GΠ̃ᵀ)^{1/2} + δI
-                    : ratio * std::sqrt(ratio * l + options_.delta);  // eq. (5) with Π = √(n/k)Π̃
+                    : ratio * std::sqrt(ratio * l + root_delta_);  // eq. (5) with Π = √(n/k)Π̃
   }
 }
 

@@ -15,7 +15,7 @@ DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, index_t dim, const Lo
 
 DiagonalAdaGrad::DiagonalAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                  const DiagonalAdaGradOptions& options)
-    : Learner(comm, partition, loss), options_(options) {
+    : Learner(comm, partition, loss, options.scale), options_(options), given_(options_) {
   ADASKETCH_REQUIRE(std::isfinite(options.eta) && options.eta > 0.0, "eta = " + number_text(options.eta));
   detail::check_hyperparameters(options, "DiagonalAdaGrad");  // δ normal: 1/δ of a subnormal overflows
   const auto entries = static_cast<std::size_t>(local_dim() * outputs());
@@ -30,13 +30,15 @@ std::string DiagonalAdaGrad::name() const {
   return options_.update == DiagonalAdaGradOptions::Update::dual_averaging ? "ada-diag-da" : "ada-diag";
 }
 
-LearnerSpec DiagonalAdaGrad::spec() const { return detail::spec_from_options(*this, options_); }
+LearnerSpec DiagonalAdaGrad::spec() const { return detail::spec_from_options(*this, given_); }
 
 void DiagonalAdaGrad::add_state_fields(StateFields& fields) {
   fields.block("diag.state", partition(), comm().rank(), outputs(), state_);
   fields.block("diag.sum_square", partition(), comm().rank(), outputs(), sum_square_);
   if (lazy_shrink()) fields.block("diag.last", partition(), comm().rank(), outputs(), last_);
 }
+
+void DiagonalAdaGrad::on_data_scale(const DataScale& scale) { options_ = detail::at_data_scale(given_, scale); }
 
 std::unique_ptr<Learner> make_diagonal_adagrad(const Communicator& comm, const BlockPartition& partition, const LearnerSpec& spec) {
   auto options = detail::options_from_spec<DiagonalAdaGradOptions>(spec);

@@ -27,8 +27,8 @@ FullAdaGrad::FullAdaGrad(const Communicator& comm, index_t dim, const Loss& loss
 
 FullAdaGrad::FullAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                          const FullAdaGradOptions& options)
-    : Learner(comm, partition, loss),
-      options_(checked(options)),
+    : Learner(comm, partition, loss, options.scale),
+      options_(checked(options)), given_(options_),
       grid_(std::make_unique<Grid>(comm, partition, loss.outputs(), options, dual_averaging())) {
   const std::size_t entries = sz(local_dim() * outputs());
   w_.assign(entries, 0.0);
@@ -47,8 +47,10 @@ int FullAdaGrad::grid_cols() const noexcept { return grid_->layout.npcol(); }
 int FullAdaGrad::block() const noexcept { return grid_->layout.block(); }
 
 LearnerSpec FullAdaGrad::spec() const {
-  return detail::spec_from_options(*this, options_);
+  return detail::spec_from_options(*this, given_);
 }
+
+void FullAdaGrad::on_data_scale(const DataScale& scale) { options_ = detail::at_data_scale(given_, scale); }
 
 // step_, reduce_ and dscores_ are rewritten in each step before they are read, and so is g_'s first
 // column; Σg (dual averaging) is state.

@@ -32,8 +32,8 @@ FullNewton::FullNewton(const Communicator& comm, index_t dim, const Loss& loss, 
 
 FullNewton::FullNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                        const FullNewtonOptions& options)
-    : Learner(comm, partition, loss),
-      options_(checked(options)),
+    : Learner(comm, partition, loss, options.scale),
+      options_(checked(options)), given_(options_),
       grid_(std::make_unique<Grid>(comm, partition, loss.outputs(), options)),
       box_(std::make_unique<detail::BoxProjection>(loss.outputs())) {
   const auto dp = sz(local_dim()), K = sz(outputs());
@@ -57,7 +57,14 @@ int FullNewton::grid_cols() const noexcept { return grid_->layout.npcol(); }
 int FullNewton::block() const noexcept { return grid_->layout.block(); }
 
 LearnerSpec FullNewton::spec() const {
-  return detail::spec_from_options(*this, options_);
+  return detail::spec_from_options(*this, given_);
+}
+
+void FullNewton::on_data_scale(const DataScale& scale) {
+  const double before = options_.alpha0;
+  options_ = detail::at_data_scale(given_, scale);
+  grid_->inverse.add_to_diagonal(-1.0 / before);  // A⁻¹ = I/α still (zero examples leave it): exactly 0
+  grid_->inverse.add_to_diagonal(1.0 / options_.alpha0);
 }
 
 double FullNewton::eta(index_t t) const noexcept {

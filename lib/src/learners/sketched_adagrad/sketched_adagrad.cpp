@@ -65,8 +65,8 @@ SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, index_t dim, const Lo
 
 SketchedAdaGrad::SketchedAdaGrad(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                  const SketchedAdaGradOptions& options)
-    : Learner(comm, partition, loss),
-      options_(options),
+    : Learner(comm, partition, loss, options.scale),
+      options_(options), given_(options_),
       classes_(loss.outputs()),
       dp_(local_dim()),
       eigen_(1),
@@ -143,12 +143,14 @@ std::string SketchedAdaGrad::name() const {
 }
 
 LearnerSpec SketchedAdaGrad::spec() const {
-  LearnerSpec s = detail::spec_from_options(*this, options_);
+  LearnerSpec s = detail::spec_from_options(*this, given_);
   if (form_resolved_) s.form = sketch_->form() == SketchForm::sparse ? FormChoice::sparse : FormChoice::dense;
   if (options_.sketching != Sketching::rp_gradients && options_.sketching != Sketching::rp_data)
     s.seed = LearnerSpec{}.seed;  // only the random projections read it
   return s;
 }
+
+void SketchedAdaGrad::on_data_scale(const DataScale& scale) { options_ = detail::at_data_scale(given_, scale); }
 
 // Everything else (phi_, sigma_, the eigenpairs, work_) is rewritten in each step before it is read.
 void SketchedAdaGrad::add_state_fields(StateFields& fields) {

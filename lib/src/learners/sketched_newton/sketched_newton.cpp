@@ -22,7 +22,7 @@ SketchedNewton::SketchedNewton(const Communicator& comm, index_t dim, const Loss
 
 SketchedNewton::SketchedNewton(const Communicator& comm, const BlockPartition& partition, const Loss& loss,
                                const SketchedNewtonOptions& options)
-    : Learner(comm, partition, loss), options_(options), classes_(loss.outputs()) {
+    : Learner(comm, partition, loss, options.scale), options_(options), given_(options_), classes_(loss.outputs()) {
   detail::check_hyperparameters(options, "SketchedNewton");
   ADASKETCH_REQUIRE(options.alpha0 == 0.0 || options.alpha0 >= std::numeric_limits<double>::min(),
                     "alpha = " + number_text(options.alpha0) +
@@ -130,13 +130,20 @@ void SketchedNewton::prefetch(const LocalRow& x) const noexcept {
 std::string SketchedNewton::name() const { return to_string(options_.sketch) + "-son"; }
 
 LearnerSpec SketchedNewton::spec() const {
-  LearnerSpec s = detail::spec_from_options(*this, options_);
+  LearnerSpec s = detail::spec_from_options(*this, given_);
   s.form = !form_resolved_ || !sketch_              ? FormChoice::automatic
            : sketch_->form() == SketchForm::sparse ? FormChoice::sparse
                                                    : FormChoice::dense;
   if (options_.sketch != SketchKind::rp && options_.sketch != SketchKind::oja)
     s.seed = LearnerSpec{}.seed;  // only the random sketches read it
   return s;
+}
+
+void SketchedNewton::on_data_scale(const DataScale& scale) {
+  options_ = detail::at_data_scale(given_, scale);
+  if (!sketch_) return;
+  if (regularized_) sketch_->set_alpha0(options_.alpha0);
+  factor_all();  // (the sketch holds only zero rows: the factor of αI at the new α)
 }
 
 // State: ū, c, the factor and what it was computed from, D, the projection count, the sketch; work_ is

@@ -58,7 +58,7 @@ class AutoTunedLearner final : public Learner {
   void add_state_fields(StateFields& fields) override;
   void before_state_save(StateFields& fields) override;
   void after_state_load(StateFields& fields) override;
-  void prepare_state_load(const std::function<std::int64_t(const std::string&)>& saved_integer) override;
+  void prepare_state_load(const SavedField<std::int64_t>& saved_integer, const SavedField<double>& saved_real) override;
 
  private:
   /// Whether candidate a is ahead of b (the race's order).

@@ -43,7 +43,7 @@ class CompAdaGrad final : public Learner {
   /// tolerances have no LearnerSpec field: make_learner always uses the defaults.
   LearnerSpec spec() const override;
   /// The options as given.
-  const CompAdaGradOptions& options() const noexcept { return options_; }
+  const CompAdaGradOptions& options() const noexcept { return given_; }
   /// n: dK padded to a power of two (the SRHT's dimension).
   index_t padded_dim() const noexcept { return n_; }
   /// The padding coordinates [dK, n) this rank holds (block-distributed as BlockPartition(n − dK, P)).
@@ -55,6 +55,8 @@ class CompAdaGrad final : public Learner {
   /// c, Π̃GΠ̃ᵀ, then x⊥ and diag(G⊥) on the features (width K) and on the padding; dual averaging:
   /// then Π̃ḡ and P⊥ḡ.
   void add_state_fields(StateFields& fields) override;
+  /// Takes η, δ, λ₁ and λ₂ relative to the data's scale (detail::at_data_scale).
+  void on_data_scale(const DataScale& scale) override;
 
  private:
   void check_row(const LocalRow& x) const;
@@ -71,7 +73,9 @@ class CompAdaGrad final : public Learner {
   void l2_step(std::span<const double> proj, std::span<const double> perp, double lam, bool from_current);
   void l1_step(std::span<const double> proj, std::span<const double> perp, double lam, double mu, bool from_current);
 
-  CompAdaGradOptions options_;
+  CompAdaGradOptions options_;  ///< in effect: given_, or given_ at the data's scale (on_data_scale)
+  CompAdaGradOptions given_;    ///< as given: spec(), options()
+  double root_delta_;  ///< δ of eq. (5)'s root (placement inside_root), in the squared gradients' units
   index_t classes_ = 1;  ///< K
   index_t real_ = 0;     ///< local feature entries d_p·K
   index_t pad_ = 0;      ///< local padding coordinates

@@ -28,13 +28,15 @@ class DiagonalAdaGrad final : public Learner {
   /// Algorithm, loss (K for softmax), η, δ, λ₁ and λ₂.
   LearnerSpec spec() const override;
   /// The options as given.
-  const DiagonalAdaGradOptions& options() const noexcept { return options_; }
+  const DiagonalAdaGradOptions& options() const noexcept { return given_; }
 
  protected:
   StepResult do_step(const LocalRow& x, double label) override;
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
   /// The d × K blocks of W (or Σg) and G; composite mirror descent also `last`.
   void add_state_fields(StateFields& fields) override;
+  /// Takes η, δ, λ₁ and λ₂ relative to the data's scale (detail::at_data_scale).
+  void on_data_scale(const DataScale& scale) override;
 
  private:
   bool composite() const noexcept { return options_.lambda1 > 0.0 || options_.lambda2 > 0.0; }
@@ -45,7 +47,8 @@ class DiagonalAdaGrad final : public Learner {
   /// Adds g² to G_e and takes entry e's step for the gradient entry g (caught up before).
   void update(std::size_t entry, double g, index_t step) noexcept;
 
-  DiagonalAdaGradOptions options_;
+  DiagonalAdaGradOptions options_;  ///< in effect: given_, or given_ at the data's scale (on_data_scale)
+  DiagonalAdaGradOptions given_;    ///< as given: spec(), options()
   std::vector<double> state_;       ///< mirror descent: W; dual averaging: Σ_s g_s (local, d_p × K)
   std::vector<double> sum_square_;  ///< G (local, d_p × K)
   std::vector<double> last_;        ///< composite mirror descent: the step each entry of W is current to

@@ -8,7 +8,7 @@
 namespace adasketch {
 
 /// The hyperparameters of DiagonalAdaGrad: the table's rows marked D (hyperparameter_table.h: eta,
-/// delta, lambda1, lambda2, with its defaults; δ is added to the diagonal √G and λ₁ > 0 leaves exact
+/// delta, lambda1, lambda2, scale, with its defaults; δ is added to the diagonal √G and λ₁ > 0 leaves exact
 /// zeros in W), and the update.
 struct DiagonalAdaGradOptions {
   /// The update: composite mirror descent (ADA-FD paper eq. (2)) or dual averaging (eq. (1)).

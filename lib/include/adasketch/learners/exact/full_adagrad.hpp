@@ -35,7 +35,7 @@ class FullAdaGrad final : public Learner {
   /// field: make_learner uses their defaults.
   LearnerSpec spec() const override;
   /// The options as given.
-  const FullAdaGradOptions& options() const noexcept { return options_; }
+  const FullAdaGradOptions& options() const noexcept { return given_; }
   /// The process grid actually used (nprow × npcol) and its block size.
   ///@{
   int grid_rows() const noexcept;
@@ -48,6 +48,8 @@ class FullAdaGrad final : public Learner {
   void add_local_scores(const LocalRow& x, std::span<double> out) const override;
   /// W (d × K), for dual averaging Σg, and G by feature rows (a staged block of width dK·K).
   void add_state_fields(StateFields& fields) override;
+  /// Takes η and δ relative to the data's scale (detail::at_data_scale).
+  void on_data_scale(const DataScale& scale) override;
   /// G from the grid into the staged rows (before a save), and back (after a load).
   ///@{
   void before_state_save(StateFields& fields) override;
@@ -58,7 +60,8 @@ class FullAdaGrad final : public Learner {
   struct Grid;  // lib/src/learners/exact/full_adagrad.cpp: the ScaLAPACK side
   bool dual_averaging() const noexcept { return options_.update == FullAdaGradOptions::Update::dual_averaging; }
 
-  FullAdaGradOptions options_;
+  FullAdaGradOptions options_;  ///< in effect: given_, or given_ at the data's scale (on_data_scale)
+  FullAdaGradOptions given_;    ///< as given: spec(), options()
   std::unique_ptr<Grid> grid_;
   std::vector<double> w_;       ///< W, local d_p × K, feature-major
   /// The step's g in the feature layout (d_p·K); dual averaging: [g, Σ_{s≤t} g_s], column-major.

@@ -41,7 +41,7 @@ class FullNewton final : public Learner {
   /// diag_rescale. block has no LearnerSpec field: make_learner uses its default.
   LearnerSpec spec() const override;
   /// The options as given.
-  const FullNewtonOptions& options() const noexcept { return options_; }
+  const FullNewtonOptions& options() const noexcept { return given_; }
   /// η_t for the t-th example (t ≥ 1).
   double eta(index_t t) const noexcept;
   /// Examples whose projection was active (some |uᵀX_k| > C) so far.
@@ -62,6 +62,8 @@ class FullNewton final : public Learner {
   /// u, D (diag_rescale), the projection count, tr(A − αI), and A⁻¹ by feature rows (a staged block
   /// of K rows of width n per feature).
   void add_state_fields(StateFields& fields) override;
+  /// Takes α relative to the data's scale (detail::at_data_scale).
+  void on_data_scale(const DataScale& scale) override;
   /// A⁻¹ from the grid into the staged rows (before a save), and back (after a load).
   ///@{
   void before_state_save(StateFields& fields) override;
@@ -75,7 +77,8 @@ class FullNewton final : public Learner {
   /// The one Allreduce's local sums after V arrived: [z, M's lower triangle, ‖X_k‖², malformed].
   void local_sums(bool ok);
 
-  FullNewtonOptions options_;
+  FullNewtonOptions options_;  ///< in effect: given_, or given_ at the data's scale (on_data_scale)
+  FullNewtonOptions given_;    ///< as given: spec(), options()
   std::unique_ptr<Grid> grid_;
   std::unique_ptr<detail::BoxProjection> box_;  ///< the projection's QP (K > 1)
   std::vector<double> u_;       ///< u, local d_p·K, feature-major

@@ -8,7 +8,7 @@
 namespace adasketch {
 
 /// The hyperparameters of FullAdaGrad: the table's rows marked F (hyperparameter_table.h: eta, delta
-/// with H = δI + G^{1/2}, grid_rows, with its defaults), and the settings below.
+/// with H = δI + G^{1/2}, scale, grid_rows, with its defaults), and the settings below.
 struct FullAdaGradOptions {
   /// The update: mirror descent or dual averaging.
   enum class Update {

@@ -9,7 +9,7 @@ namespace adasketch {
 
 /// The hyperparameters of SketchedAdaGrad: the table's rows marked A (hyperparameter_table.h: ell ≥ 1,
 /// eta, delta with H = δI + (BᵀB)^{1/2}, seed of the random projections r_t[i] =
-/// Philox(seed).normal(t, i)/√ℓ, form, lambda1, lambda2, with its defaults), and the settings below.
+/// Philox(seed).normal(t, i)/√ℓ, form, lambda1, lambda2, scale, with its defaults), and the settings below.
 struct SketchedAdaGradOptions {
   /// What is sketched, and how.
   enum class Sketching {

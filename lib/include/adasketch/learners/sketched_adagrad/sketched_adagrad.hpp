@@ -47,7 +47,7 @@ class SketchedAdaGrad final : public Learner {
   LearnerSpec spec() const override;
   void choose_form(FormChoice form) override;
   /// The options as given.
-  const SketchedAdaGradOptions& options() const noexcept { return options_; }
+  const SketchedAdaGradOptions& options() const noexcept { return given_; }
   /// The sketch B (of the dK-dimensional gradients, or of the d-dimensional data for ADA-DP).
   const Sketch* sketch() const noexcept override { return sketch_.get(); }
 
@@ -60,6 +60,8 @@ class SketchedAdaGrad final : public Learner {
   /// w̄, c (and Zw̄ for dual averaging; s and Zw for ℓ2 mirror descent; ḡ for ℓ1 dual averaging),
   /// then the sketch's fields.
   void add_state_fields(StateFields& fields) override;
+  /// Takes η, δ, λ₁ and λ₂ relative to the data's scale (detail::at_data_scale).
+  void on_data_scale(const DataScale& scale) override;
 
  private:
   bool sketches_gradients() const noexcept { return options_.sketching != SketchedAdaGradOptions::Sketching::rp_data; }
@@ -110,7 +112,8 @@ class SketchedAdaGrad final : public Learner {
   /// Ridge mirror descent: folds s into w̄ and c when it gets small.
   void renormalize();
 
-  SketchedAdaGradOptions options_;
+  SketchedAdaGradOptions options_;  ///< in effect: given_, or given_ at the data's scale (on_data_scale)
+  SketchedAdaGradOptions given_;    ///< as given: spec(), options()
   std::unique_ptr<Sketch> sketch_;
   index_t rows_ = 0;     ///< R: sketch rows (ℓ, or 2ℓ for fast FD)
   index_t basis_ = 0;    ///< R_z: rows of the sketch's stored basis Z (entries of c, of Z·x)

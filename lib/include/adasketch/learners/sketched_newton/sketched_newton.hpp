@@ -50,7 +50,7 @@ class SketchedNewton final : public Learner {
   void choose_form(FormChoice form) override;
 
   /// The options as given.
-  const SketchedNewtonOptions& options() const noexcept { return options_; }
+  const SketchedNewtonOptions& options() const noexcept { return given_; }
   /// nullptr when ell = 0.
   const Sketch* sketch() const noexcept override { return sketch_.get(); }
   /// α of the current A = αI + BᵀB: the option α, or the RFD sketch's α_t.
@@ -78,6 +78,8 @@ class SketchedNewton final : public Learner {
   /// ū, c, the cached factor of αI + BBᵀ with its α and trace, the projection count, D (diag_rescale),
   /// the sketch.
   void add_state_fields(StateFields& fields) override;
+  /// Takes α relative to the data's scale (detail::at_data_scale).
+  void on_data_scale(const DataScale& scale) override;
 
  private:
   struct Projection {
@@ -156,7 +158,8 @@ class SketchedNewton final : public Learner {
     std::vector<index_t> ghat_index;   ///< ĝ's local indices (sparse examples)
   };
 
-  SketchedNewtonOptions options_;
+  SketchedNewtonOptions options_;  ///< in effect: given_, or given_ at the data's scale (on_data_scale)
+  SketchedNewtonOptions given_;    ///< as given: spec(), options()
   std::unique_ptr<Sketch> sketch_;
   bool regularized_ = false;                // α from the sketch (RFD)
   bool pseudo_inverse_ = false;             // α = 0: A⁺ with H = (BBᵀ)⁺
