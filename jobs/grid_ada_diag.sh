@@ -69,7 +69,7 @@ table="$out/table.tsv"
 for eta in $etas; do
   for delta in $deltas; do
     report="$out/eta$eta-delta$delta.json"
-    if ! launch "$ranks" "$bin" train --algo "$algo" --loss "$loss" --data "$data" "${test_args[@]}" "${dim_args[@]}" \
+    if ! launch "$ranks" "$bin" train --algo "$algo" --loss "$loss" --scale none --data "$data" "${test_args[@]}" "${dim_args[@]}" \
       --eta "$eta" --delta "$delta" --report "$report" "${extra[@]}" >"$out/eta$eta-delta$delta.log" 2>&1; then
       printf '%-8s %-8s %s\n' "$eta" "$delta" "failed: $(tail -n 1 "$out/eta$eta-delta$delta.log")"
       continue

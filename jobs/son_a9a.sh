@@ -38,7 +38,7 @@ mkdir -p "$out"
 run() {
   local algo=$1 a0=$2 sigma=$3 eta=$4 sched=$5
   local name="$out/$algo.ell$ell.a$a0.s$sigma.e$eta.$sched.np$ranks"
-  launch "$ranks" "$bin" train --algo "$algo" --loss squared --ell "$ell" --alpha0 "$a0" --C 1 \
+  launch "$ranks" "$bin" train --algo "$algo" --loss squared --ell "$ell" --alpha0 "$a0" --C 1 --scale none \
     --sigma "$sigma" --eta "$eta" --eta-schedule "$sched" --data "$train" --test "$test" --dim 123 \
     --report "$name.json" >/dev/null
   local acc mean_loss spe
