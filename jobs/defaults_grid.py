@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Grid for issue 25 item 1: which scale-relative defaults learn well without tuning.
 
-Emulates, with today's CLI (absolute hyperparameters), the proposed rule that makes η, δ and α
+Emulates, with absolute hyperparameters (--scale none), the rule that makes η, δ and α
 relative to the scale of the FIRST training example with a nonzero norm, as the learner sees it
 (with the constant bias feature 1 appended): n2 = ||x||², k = its number of nonzeros (bias
 included), r = sqrt(n2 / k).
@@ -33,7 +33,7 @@ Run:   OPENBLAS_NUM_THREADS=1 /usr/bin/python3 jobs/defaults_grid.py run [--jobs
        ... run --ell20 --eta0 0.01   (the extension below the grid: many best η₀ sat at its edge 0.03)
        /usr/bin/python3 jobs/defaults_grid.py analyze          (worst gap per candidate default)
        /usr/bin/python3 jobs/defaults_grid.py table 0.3 1 0.1  (per cell at η₀, α₀, η_SON; r vs R)
-Binary: $ADASKETCH_BIN (default /tmp/defbin/adasketch). Results are appended to
+Binary: $ADASKETCH_BIN (default build/drivers/adasketch; the CSV was measured with commit 946839a's). Results are appended to
 jobs/results/defaults_grid/defaults_grid.csv (finished rows are skipped on a rerun).
 A run the CLI's divergence check stops (default --divergence 100) is recorded with status
 'diverged' and no accuracy; the analysis counts its accuracy as 0.
@@ -51,11 +51,11 @@ from multiprocessing import Pool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-DATA = "/work/main/tests/data"
+DATA = os.path.join(REPO, "tests", "data")
 TMP = "/tmp/defaults_grid_data"
 OUT = os.path.join(HERE, "results", "defaults_grid")
 CSV = os.path.join(OUT, "defaults_grid.csv")
-BIN = os.environ.get("ADASKETCH_BIN", "/tmp/defbin/adasketch")
+BIN = os.environ.get("ADASKETCH_BIN", os.path.join(REPO, "build", "drivers", "adasketch"))
 
 ADA = ["ada-diag", "ada-fd", "fast-ada-fd", "ada-gp", "ada-dp", "comp-adagrad"]
 SON = ["fd-son", "fast-fd-son", "rp-son", "oja-son", "rfd-son", "fast-rfd-son"]
@@ -198,7 +198,7 @@ def key(c):
 
 def run_one(args):
     c, train, test, opts = args
-    cmd = ["nice", BIN, "train", "--algo", c["learner"], "--data", train, "--test", test, "--bias", "1",
+    cmd = ["nice", BIN, "train", "--algo", c["learner"], "--data", train, "--test", test, "--bias", "1", "--scale", "none",
            "--ell", str(c["ell"]), "--eta", repr(float(c["abs_eta"])), "--quiet"] + opts
     if c["family"] == "ada":
         cmd += ["--delta", repr(float(c["abs_delta"]))]
