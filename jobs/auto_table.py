@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Defaults, --auto and best-of-grid, per learner and data set (issue 25, docs/results.md).
 
-    /usr/bin/python3 jobs/auto_table.py [--out DIR] [--np 1] [--data a9a,w8a,mushrooms,usps]
+    /usr/bin/python3 jobs/auto_table.py [--out DIR] [--np 1] [--data a9a,w8a,mushrooms,usps,uspsbin,text]
                                         [--algos LIST] [--ell 10]
 
 For every learner and data set, three one-pass runs of `adasketch train` in file order, logistic loss
@@ -11,7 +11,9 @@ For every learner and data set, three one-pass runs of `adasketch train` in file
 - best of grid: `adasketch tune` over the same candidates as the race, each run over the whole pass,
   the best TEST accuracy (an oracle: it sees the test set, which --auto never does).
 Test accuracy of each on the data set's test file (mushrooms and w8a have none: every fifth line
-tests and the others train, in file order, split by this script: both files hold runs of one label). Writes DIR/auto_table.csv and prints a markdown table.
+tests and the others train, in file order, split by this script: both files hold runs of one label;
+uspsbin is USPS with digits 1-5 (the file's labels) -1 and 6-10 +1; text is the hashed text of
+jobs/text_hashed.py in /tmp/text_hashed). Writes DIR/auto_table.csv and prints a markdown table.
 ADASKETCH_BIN (default build/drivers/adasketch) and mpirun as in the other jobs.
 """
 import argparse
@@ -42,18 +44,26 @@ def data_sets(work):
             with open(base + "." + part, "w") as f:
                 f.writelines(line for i, line in enumerate(lines) if keep(i))
         split[name] = (base + ".train", base + ".test")
+    for part in ("", ".t"):  # USPS binary: digits 1-5 (file labels) -1, 6-10 +1
+        with gzip.open(os.path.join(DATA, "usps_esl%s.gz" % part), "rt") as f, \
+                open(os.path.join(work, "uspsbin%s" % part), "w") as out:
+            for line in f:
+                label, rest = line.split(" ", 1)
+                out.write(("-1 " if float(label) <= 5 else "+1 ") + rest)
     return {
         "a9a": (os.path.join(DATA, "a9a.gz"), os.path.join(DATA, "a9a.t.gz"), ["--dim", "123"]),
         "w8a": (*split["w8a"], ["--dim", "300"]),
         "mushrooms": (*split["mushrooms"], ["--dim", "112"]),
         "usps": (os.path.join(DATA, "usps_esl.gz"), os.path.join(DATA, "usps_esl.t.gz"), ["--loss", "softmax"]),
+        "uspsbin": (os.path.join(work, "uspsbin"), os.path.join(work, "uspsbin.t"), ["--dim", "256"]),
+        "text": ("/tmp/text_hashed/train.svm.gz", "/tmp/text_hashed/test.svm.gz", ["--dim", "16777216"]),
     }
 
 
 def grid(algo):
-    """The race's candidates (auto_tuned_learner.hpp) at the defaults η = 0.1, α = 1."""
+    """The race's candidates (auto_tuned_learner.hpp) at the defaults η = 0.1, α = 10 (relative: --scale)."""
     if algo in SON:
-        return ["--vary", "alpha0=1,10,100,1000", "--vary", "eta=0.1,1"]
+        return ["--vary", "alpha0=10,1,100,0.1", "--vary", "eta=0.1,1"]
     return ["--vary", "eta=0.1,0.3,0.03,1,0.01,3"]
 
 

@@ -170,7 +170,7 @@ TEST(Checkpoint, BadFilesAreRefused) {
   // The spec block's text: one "member=value" line per hyperparameter, in the table's order, numbers
   // in shortest form (checkpoint_spec's values that ada-fd reads), NUL-padded to a multiple of 8.
   const std::string text(bytes.data() + 512, strnlen(bytes.data() + 512, spec_text_bytes(bytes)));
-  EXPECT_EQ(text.rfind("ell=3\neta=0.3\ndelta=0.5\nalpha0=1\nC=1\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("ell=3\neta=0.3\ndelta=0.5\nalpha0=10\nC=1\n", 0), 0u) << text;
   EXPECT_NE(text.find("\nform=sparse\n"), std::string::npos) << text;  // the form ada-fd took on sparse rows
   std::size_t members = 0;
   for_each_hyperparameter([&](const HyperparameterInfo&, const auto&) { ++members; }, std::as_const(spec));

@@ -22,7 +22,7 @@ mpi_flags=(--quiet --oversubscribe)
 failures=0
 for np in "$@"; do
   if ! "$mpiexec" "${mpi_flags[@]}" -np "$np" "$adasketch" train --algo comp-adagrad --ell 25 --lambda1 1e-4 \
-      --eta 10 --delta 1e-3 --tau 1e6 --loss logistic --dim 400 --data "$work/train.svm" \
+      --eta 10 --delta 1e-3 --tau 1e6 --loss logistic --dim 400 --scale none --data "$work/train.svm" \
       --report "$work/np$np.json" >"$work/np$np.out" 2>"$work/np$np.err"; then
     echo "FAIL np=$np: $(head -c 400 "$work/np$np.err")"
     failures=$((failures + 1))

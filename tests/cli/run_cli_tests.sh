@@ -350,11 +350,12 @@ train_errors() {
   expect_error_bg "$np" 1 "missing.model" predict --model "$d/missing.model" --data "$d/small.svm"
   expect_error_bg "$np" 1 "not an adasketch model" predict --model "$d/small.svm" --data "$d/small.svm"
   expect_error_bg "$np" 2 "--model" predict --data "$d/small.svm"
-  # A finite divergence (Learner::step's check, docs/design.md §2): one line naming the steps and eta.
-  local diverging=(train --algo ada-fd --ell 5 --loss squared --data synthetic:low-rank-regression:d=17,n=1000)
+  # A finite divergence (Learner::step's check, docs/design.md §2): one line naming the steps and eta (the papers'
+  # absolute settings, --scale none: relative to the data's scale the defaults do not diverge here).
+  local diverging=(train --algo ada-fd --ell 5 --loss squared --scale none --data synthetic:low-rank-regression:d=17,n=1000)
   expect_error_bg "$np" 1 "n=1000:1000: ada-fd: diverged: over steps 1-1000, the mean online loss" "${diverging[@]}"
   expect_error_bg "$np" 1 "lower eta (now 0.1), or set divergence 0 to train on" "${diverging[@]}"
-  expect_error_bg "$np" 1 "raise alpha0 (now 0.01)" train --algo fd-son --alpha0 0.01 --data synthetic:ill-conditioned:d=17,n=1000
+  expect_error_bg "$np" 1 "raise alpha0 (now 0.01)" train --algo fd-son --alpha0 0.01 --scale none --data synthetic:ill-conditioned:d=17,n=1000
   expect_error_bg "$np" 2 "divergence must be >= 0, got -1" "${diag[@]}" --divergence -1
   collect_bg
   run "$np" "${diverging[@]}" --divergence 0
@@ -420,7 +421,7 @@ train() {
     --test "$data_dir/a9a.t.gz" --dim 123)
   local a9a_da=(--algo ada-diag-da --loss logistic --eta 1 --delta 10 --data "$data_dir/a9a.gz"
     --test "$data_dir/a9a.t.gz" --dim 123)
-  local usps=(--algo ada-diag --loss softmax --eta 0.1 --delta 1 --data "$data_dir/usps_esl.gz"
+  local usps=(--algo ada-diag --loss softmax --eta 0.1 --delta 1 --scale none --data "$data_dir/usps_esl.gz"
     --test "$data_dir/usps_esl.t.gz")
   for np in "$@"; do
     local model=()

@@ -63,7 +63,7 @@ synthetic() {
   local ill=synthetic:ill-conditioned:d=30,n=2000,kappa=50,ill=5,seed=4
   local ill_test=synthetic:ill-conditioned:n=800,kappa=50,ill=5,seed=4,skip=2000  # d: the training d
   local fd=(--algo ada-fd --loss absolute --ell 5 --eta 0.01 --delta 1)
-  local diag=(--algo ada-diag --loss logistic --eta 0.1 --delta 1)
+  local diag=(--algo ada-diag --loss logistic --eta 0.1 --delta 1 --scale none)
   for np in "$@"; do
     local w=$work/np$np
     mkdir -p "$w"

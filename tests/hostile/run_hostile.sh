@@ -178,7 +178,7 @@ generate() {
   : >"$g/model_empty"
   cp "$g/model.bin" "$g/model_nan_weight" && f64 nan | dd of="$g/model_nan_weight" bs=1 seek=$((128 + 8 * 2)) conv=notrunc status=none &&
     reseal_model "$g/model_nan_weight"
-  # checkpoints, written at 1 rank: ada-fd with ℓ = 2 (field 11 of its table is fd.filled, after the base's five), a
+  # checkpoints, written at 1 rank: ada-fd with ℓ = 2 (field 13 of its table is fd.filled, after the base's seven), a
   # softmax one, one of a 2-pass run; then broken copies
   "${train[@]}" --algo ada-fd --ell 2 --data "$ok" --checkpoint "$g/ckpt" >/dev/null &&
     "${train[@]}" --algo ada-fd --ell 2 --loss softmax --data "$here/libsvm/multiclass.svm" --checkpoint "$g/ckpt_softmax" >/dev/null &&
@@ -201,8 +201,8 @@ generate() {
   cp "$g/ckpt" "$g/ckpt_huge_d" && put64 "$g/ckpt_huge_d" 16 1000000000000 && reseal_checkpoint "$g/ckpt_huge_d"
   cp "$g/ckpt" "$g/ckpt_bad_algo" && printf 'ada-xx' | dd of="$g/ckpt_bad_algo" bs=1 seek=32 conv=notrunc status=none &&
     reseal_checkpoint "$g/ckpt_bad_algo"
-  cp "$g/ckpt" "$g/ckpt_filled_99" && put64 "$g/ckpt_filled_99" "$(get64 "$g/ckpt" $(($(checkpoint_table "$g/ckpt") + 80 * 11 + 56)))" 99 &&
-    reseal_checkpoint "$g/ckpt_filled_99" 11
+  cp "$g/ckpt" "$g/ckpt_filled_99" && put64 "$g/ckpt_filled_99" "$(get64 "$g/ckpt" $(($(checkpoint_table "$g/ckpt") + 80 * 13 + 56)))" 99 &&
+    reseal_checkpoint "$g/ckpt_filled_99" 13
   cp "$g/ckpt" "$g/ckpt_mistakes" && put64 "$g/ckpt_mistakes" 128 5 && reseal_checkpoint "$g/ckpt_mistakes"
 }
 

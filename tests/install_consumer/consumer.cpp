@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
     spec.C = INFINITY;
     spec.sigma = 0.125;
     spec.eta = 0.0;
+    spec.alpha0 = 1.0;
+    spec.scale = adasketch::ScaleRule::none;  // α = 1 as given
     auto learner = adasketch::make_learner(comm, 8, spec);
     learner->step(adasketch::LocalRow::dense(row), 1.0);
     double score = 0.0;

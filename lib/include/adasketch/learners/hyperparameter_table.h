@@ -45,7 +45,7 @@
     "AdaGrad step size η; SON: scale of the η_t schedule")                                                              \
   X(number, double, delta, "delta", 1.0, learner, (D, A, _, C, F, _), "DELTA", normal_positive, "δ (σ in the ADA-GP/DP paper)", \
     "AdaGrad δ (σ in the ADA-GP/DP paper)")                                                                             \
-  X(number, double, alpha0, "alpha0", 1.0, learner, (_, _, N, _, _, O),                                                 \
+  X(number, double, alpha0, "alpha0", 10.0, learner, (_, _, N, _, _, O),                                                 \
     "A", non_negative, "α, α₀",                                                                                         \
     "SON α; RFD-SON α₀")                                                                                                \
   X(number, double, C, "C", 1.0, learner, (_, _, N, _, _, O),                                                           \

@@ -27,7 +27,7 @@ std::vector<LearnerSpec> auto_candidates(const LearnerSpec& spec) {
   std::vector<LearnerSpec> out;
   if (reads_alpha(spec.algorithm)) {
     const std::vector<double> alphas = spec.alpha0 > 0.0
-                                           ? std::vector<double>{spec.alpha0, 10 * spec.alpha0, 100 * spec.alpha0, 1000 * spec.alpha0}
+                                           ? std::vector<double>{spec.alpha0, 0.1 * spec.alpha0, 10 * spec.alpha0, 0.01 * spec.alpha0}
                                            : std::vector<double>{0.0, 1.0, 10.0, 100.0};
     for (const double alpha : alphas)
       for (const double eta_factor : {1.0, 10.0}) {

@@ -75,7 +75,7 @@ class AutoTunedLearner final : public Learner {
 };
 
 /// The race's candidates for `spec` (auto_tune on), in order: η × {1, 3, 0.3, 10, 0.1, 30}; for the
-/// SON family and full-on, α × {1, 10, 100, 1000} with η × {1, 10} (docs/design.md, "The tuning-free mode").
+/// SON family and full-on, α × {1, 0.1, 10, 0.01} with η × {1, 10} (docs/design.md, "The tuning-free mode").
 std::vector<LearnerSpec> auto_candidates(const LearnerSpec& spec);
 
 }  // namespace adasketch
