@@ -38,7 +38,7 @@ FullNewton::FullNewton(const Communicator& comm, const BlockPartition& partition
       box_(std::make_unique<detail::BoxProjection>(loss.outputs())) {
   const auto dp = sz(local_dim()), K = sz(outputs());
   u_.assign(dp * K, 0.0);
-  if (options_.diag_rescale) diag_.assign(dp * K, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
+  if (options_.diag_rescale) diag_.assign(dp * K, options_.rescale_d1);  // D_1 = rescale_d1·I (SON footnote 6: 0.1)
   dense_.assign(dp, 0.0);
   x_.assign(dp * K * K, 0.0);
   v_.assign(dp * K * K, 0.0);
