@@ -185,7 +185,7 @@ def main():
         "default; w8a has 4,203 empty rows). Squared loss; Oja-SON with Γ_t = I/t, C = 1; without the rescaling "
         "η_t = 0, σ = 0.125 (m = 0, where it plays no part) or σ ∈ {1/16, 1/8, 1/4, 1/2} (m = 10); "
         "\"diag. adapt.\" is §5.2's rescaling (`--diag-rescale`: prediction on D_t^{-1/2}x_t, step on "
-        "D_{t+1}^{-1/2}x_t, as Vowpal Wabbit's OjaNewton) with its own grid: D₁ ∈ {0.01, 0.1, 1}·I "
+        "D_{t+1}^{-1/2}x_t, as Vowpal Wabbit's OjaNewton) with its own grid: D₁ ∈ {0.001, 0.01, …, 100}·I "
         "(`--rescale-d1`), for m = 10 also σ as above and η_t = η/√t, η ∈ {0, 0.1, 1}. Grids: α ∈ 2^j, j = −12, "
         "…, 12 (the paper's is j = −3, …, 6; the rescaled learner's −8, …, 6), ADA-DIAG η ∈ 2^j, j = −9, …, 6, "
         "δ ∈ {1e-4, 1}; %d runs with a report (in the CSV; from j = %s for α and %s for ADA-DIAG's η), and "
