@@ -180,8 +180,9 @@ ProjectionCounts expect_dense_son_on_own_sketch(Learner& learner, const DenseMat
   const bool pinv = son.alpha() == 0.0;
   const double rank_tolerance = son.options().rank_tolerance;
   const auto d = static_cast<std::size_t>(x.d);
-  // SON §5.2: D = 0.1·I + Σ diag(g gᵀ) in the original coordinates; the algorithm sees D^{-1/2}x.
-  std::vector<double> diag(d, spec.diag_rescale ? 0.1 : 1.0);
+  // SON §5.2 (as Vowpal Wabbit's OjaNewton): D_t = D₁ + Σ_{s<t} diag(g_s g_sᵀ) in the original
+  // coordinates; the projection and prediction see D_t^{-1/2}x, the step D_{t+1}^{-1/2}x.
+  std::vector<double> diag(d, spec.diag_rescale ? spec.rescale_d1 : 1.0);
   ProjectionCounts counts;
   std::vector<double> u = gather_weights(learner);  // in the rescaled coordinates: D^{1/2}·weights
   for (std::size_t j = 0; j < d; ++j) u[j] *= std::sqrt(diag[j]);
@@ -206,13 +207,15 @@ ProjectionCounts expect_dense_son_on_own_sketch(Learner& learner, const DenseMat
     const double step_loss = learner.step(e.row(), labels[i]).loss;
     EXPECT_NEAR(step_loss, loss.value(p, labels[i]), tolerance * std::max(1.0, step_loss)) << "t = " << i;
     std::vector<double> g(d);
-    for (std::size_t j = 0; j < d; ++j) g[j] = dl * fed[j];
+    for (std::size_t j = 0; j < d; ++j) {
+      if (spec.diag_rescale) diag[j] += (dl * xi[j]) * (dl * xi[j]);
+      g[j] = dl * xi[j] / std::sqrt(diag[j]);
+    }
     const auto a_after = son_matrix(learner, son.alpha());
     const auto z = pinv ? matvec(pseudo_inverse(a_after, x.d, rank_tolerance), g) : spd_solve(a_after, g, x.d);
     std::vector<double> expected(d);
     for (std::size_t j = 0; j < d; ++j) {
       u[j] = w[j] - z[j];
-      if (spec.diag_rescale) diag[j] += (dl * xi[j]) * (dl * xi[j]);
       expected[j] = u[j] / std::sqrt(diag[j]);  // the weights score original examples
     }
     const auto lazy = gather_weights(learner);
@@ -268,7 +271,7 @@ std::vector<int> expect_dense_son_dk(Learner& learner, const DenseMatrix& x, con
   const auto alpha = [&] { return own_sketch ? dynamic_cast<const SketchedNewton&>(learner).alpha() : spec.alpha0; };
   const index_t d = x.d, K = learner.outputs(), D = d * K;
   const Loss& loss = learner.loss();
-  std::vector<double> u(static_cast<std::size_t>(D), 0.0), diag(static_cast<std::size_t>(D), spec.diag_rescale ? 0.1 : 1.0);
+  std::vector<double> u(static_cast<std::size_t>(D), 0.0), diag(static_cast<std::size_t>(D), spec.diag_rescale ? spec.rescale_d1 : 1.0);
   std::vector<double> a(static_cast<std::size_t>(D * D), 0.0);
   for (index_t j = 0; j < D; ++j) a[j * D + j] = spec.alpha0;
   std::vector<int> active_counts(static_cast<std::size_t>(K + 1), 0);
@@ -300,6 +303,14 @@ std::vector<int> expect_dense_son_dk(Learner& learner, const DenseMatrix& x, con
     std::vector<double> p(static_cast<std::size_t>(K)), dl(static_cast<std::size_t>(K));
     for (index_t k = 0; k < K; ++k) p[k] = dot(w, rows[k]);
     loss.derivative(p, labels[t - 1], dl);
+    // SON §5.2 as in Vowpal Wabbit's OjaNewton: D_{t+1} = D_t + diag(g gᵀ) (original coordinates), and the
+    // step's rows are D_{t+1}^{-1/2}(x ⊗ e_k).
+    if (spec.diag_rescale)
+      for (index_t k = 0; k < K; ++k)
+        for (index_t j = 0; j < d; ++j) {
+          diag[j * K + k] += (dl[k] * xt[j]) * (dl[k] * xt[j]);
+          rows[k][j * K + k] = xt[j] / std::sqrt(diag[j * K + k]);
+        }
     std::vector<double> g(static_cast<std::size_t>(D), 0.0);
     for (index_t k = 0; k < K; ++k)
       for (index_t j = 0; j < D; ++j) g[j] += dl[k] * rows[k][j];
@@ -315,7 +326,6 @@ std::vector<int> expect_dense_son_dk(Learner& learner, const DenseMatrix& x, con
       for (index_t k = 0; k < K; ++k) {
         const index_t i = j * K + k;
         u[i] = w[i] - z[i];
-        if (spec.diag_rescale) diag[i] += (dl[k] * xt[j]) * (dl[k] * xt[j]);  // SON §5.2, original coordinates
         expected[i] = u[i] / std::sqrt(diag[i]);
       }
     const auto lazy = gather_weights(learner);

@@ -64,8 +64,9 @@ std::vector<double> lemma2(const std::vector<double>& u, const std::vector<doubl
 /// Steps a binary SON learner through examples [0, x.n) and checks each step against dense SON (Alg. 1
 /// lines 5 and 9 with d×d matrices) on the learner's own sketch, read before and after the step:
 /// w = Lemma 1 on A_{t−1}, u_{t+1} = w − A_t⁻¹g_t, with A = αI + BᵀB; when α = 0, Lemma 2 and A⁺
-/// (SON App. D) with eigenvalues ≤ rank_tolerance·λ_max as zero; with diag_rescale, on x̃ = D^{-1/2}x
-/// with D = 0.1·I + Σ diag(g gᵀ), g = ℓ'x (SON §5.2), the weights being D^{-1/2}u. Compares the step
+/// (SON App. D) with eigenvalues ≤ rank_tolerance·λ_max as zero; with diag_rescale, D_t = D₁ + Σ_{s<t}
+/// diag(g_s g_sᵀ), g = ℓ'x (SON §5.2, D₁ = rescale_d1·I), the projection and prediction on
+/// D_t^{-1/2}x, the step on D_{t+1}^{-1/2}x (Vowpal Wabbit's order), the weights D^{-1/2}u. Compares the step
 /// loss and the weights to `tolerance` after every step (then continues from the learner's weights).
 /// Returns the examples whose projection was active with x ∈ range(A) and with x ∉ range(A).
 struct ProjectionCounts {
@@ -80,7 +81,8 @@ std::vector<std::vector<double>> enumerate_box_kkt(const std::vector<double>& M,
 /// Steps a SON learner (any K = learner.outputs(), any loss) through examples [0, x.n) alongside dense
 /// SON in R^{dK} (feature-major, index j·K + k) and checks the step loss and the weights to
 /// `tolerance` after every step: class rows X_k = D^{-1/2}(x ⊗ e_k) (D = I without diag_rescale; with
-/// it D = 0.1·I + Σ diag(g gᵀ), g = x ⊗ ∂ℓ/∂p in the original coordinates, SON §5.2), K_t = {W :
+/// it D_t = D₁ + Σ_{s<t} diag(g_s g_sᵀ), g = x ⊗ ∂ℓ/∂p in the original coordinates, SON §5.2, the step's
+/// rows D_{t+1}^{-1/2}(x ⊗ e_k)), K_t = {W :
 /// |W_kᵀx| ≤ C ∀k} with the A-norm projection by the enumerated QP (K = 1: Lemma 1), the Newton step
 /// u ← w − A_t⁻¹g, weights D^{-1/2}u. A is FULL-ON's αI + Σ(σ + η_s)g_sg_sᵀ (α = spec.alpha0: any learner,
 /// the exact one or an FD-family SON with ℓ above the gradients' rank), or, when `own_sketch`, the

@@ -2,8 +2,9 @@
 //   - on the data multiplied by c = 2⁶ or 2⁻⁶, first-example gives the run on the data itself: the
 //     same online losses and W/c, to the bound stated at the test (every learner but Oja-SON, whose
 //     Oja step is not scale-free). With `none` the same pair differs (the control);
-//   - first-example with η₀, δ₀, λ₁, λ₂, α₀ is the run with η₀/r, δ₀·r, λ₁·r, λ₂·r², α₀·‖x‖² as given
-//     (none), r and ‖x‖² computed here from a first example whose sums are exact: bit for bit;
+//   - first-example with η₀, δ₀, λ₁, λ₂, α₀ (D₁) is the run with η₀/r, δ₀·r, λ₁·r, λ₂·r², α₀·‖x‖² (with
+//     the diagonal rescaling, D₁·r² and α₀) as given (none), r and ‖x‖² computed here from a first
+//     example whose sums are exact: bit for bit;
 //   - examples with a zero norm before the first nonzero one leave the scale unmeasured.
 // At 1, 2 and 3 ranks, dense and sparse rows, binary and softmax.
 #include <gtest/gtest.h>
@@ -28,18 +29,26 @@ std::vector<std::string> algorithms() {
   std::vector<std::string> names{"ada-diag",  "ada-diag-da", "ada-fd", "ada-fd-da",   "fast-ada-fd",  "ada-gp",
                                  "ada-dp-da", "comp-adagrad", "comp-adagrad-da", "fd-son", "fast-fd-son", "rp-son",
                                  "oja-son",   "rfd-son",      "fast-rfd-son"};
+  names.insert(names.end(), {"fd-son/rescaled", "rfd-son/rescaled"});  // SON §5.2's D^{-1/2}x
 #ifdef ADASKETCH_TEST_SCALAPACK
-  names.insert(names.end(), {"ada-full", "full-on"});
+  names.insert(names.end(), {"ada-full", "full-on", "full-on/rescaled"});
 #endif
   return names;
 }
 
-bool is_newton(const std::string& name) { return name.ends_with("-son") || name == "full-on"; }
+bool rescaled(const std::string& name) { return name.ends_with("/rescaled"); }
+std::string algorithm_of(const std::string& name) { return name.substr(0, name.find('/')); }
+bool is_newton(const std::string& name) {
+  const std::string a = algorithm_of(name);
+  return a.ends_with("-son") || a == "full-on";
+}
 
 // Every hyperparameter the rule touches away from 1 (composite terms for the AdaGrad families).
 LearnerSpec spec_for(const std::string& algorithm, bool softmax, ScaleRule rule) {
   LearnerSpec s;
-  s.algorithm = algorithm;
+  s.algorithm = algorithm_of(algorithm);
+  s.diag_rescale = rescaled(algorithm);
+  s.rescale_d1 = 0.5;
   s.loss = softmax ? LossKind::softmax : LossKind::logistic;
   s.classes = 3;
   s.ell = 4;
@@ -159,7 +168,9 @@ TEST(DataScale, RelativeIsTheAbsoluteSettingAtTheFirstExamplesScale) {
         SCOPED_TRACE(name + (softmax ? " softmax" : " logistic") + (dense ? " dense" : " sparse"));
         const LearnerSpec relative = spec_for(name, softmax, ScaleRule::first_example);
         LearnerSpec absolute = spec_for(name, softmax, ScaleRule::none);
-        if (is_newton(name)) {
+        if (rescaled(name)) {
+          absolute.rescale_d1 = relative.rescale_d1 * r * r;  // (the rescaled examples are scale-free: α as given)
+        } else if (is_newton(name)) {
           absolute.alpha0 = relative.alpha0 * sum_squares;  // (SON's η and the rest are scale-free)
         } else {
           absolute.eta = relative.eta / r;

@@ -309,7 +309,7 @@ TEST(HyperparameterOptions, EveryRowComesBackFromACheckpointAndIsCompared) {
   for (const SpecDifference& d : spec_differences(LearnerSpec{}, saved)) fields.push_back(d.field);
   const std::vector<std::string> expected{"ell",   "eta",     "delta",   "alpha0", "C",            "sigma",    "eta_schedule",
                                           "seed",  "form",    "lambda1", "lambda2", "tau",         "diag_rescale",
-                                          "oja_gamma", "auto_tune", "auto_examples", "scale", "divergence"};
+                                          "rescale_d1", "oja_gamma", "auto_tune", "auto_examples", "scale", "divergence"};
   EXPECT_EQ(fields, expected);
   EXPECT_NE(saved.grid_rows, LearnerSpec{}.grid_rows);
 

@@ -31,6 +31,7 @@ TEST(SonRescaling, FdFamilyWithEllAboveDimIsFullOnFedRescaledExamples) {
         SCOPED_TRACE(std::string(name) + " " + to_string(loss_kind) + (dense ? " dense" : " sparse"));
         LearnerSpec spec = son_spec(name, loss_kind, 9);  // ℓ > d: FD keeps Σĝĝᵀ exactly
         spec.diag_rescale = true;
+        spec.rescale_d1 = loss_kind == LossKind::squared ? 0.1 : 0.7;
         spec.C = 0.3;
         auto learner = make_learner(comm, d, spec);
         EXPECT_TRUE(learner->spec().diag_rescale);
@@ -69,6 +70,7 @@ TEST(SonRescaling, EveryVariantIsDenseSonFedRescaledExamples) {
       LearnerSpec spec = son_spec(c.name, LossKind::squared, c.ell);
       spec.alpha0 = c.alpha;
       spec.diag_rescale = true;
+      spec.rescale_d1 = dense ? 0.1 : 2.5;
       auto learner = make_learner(comm, d, spec);
       expect_dense_son_on_own_sketch(*learner, data.x, data.binary, dense, 1e-7);
       // The weights and predict() score original examples: predict(x) = wᵀx.

@@ -35,9 +35,10 @@ def load(runs):
             chosen = grid.choose(points)[0]
             for point, r in sorted(points.items()):
                 o = r["options"]
-                rows.append({"data": name, "learner": label, "alpha0": o["alpha0"] if label != "ada-diag" else None,
-                             "eta": o["eta"] if label == "ada-diag" else None,
-                             "delta": o["delta"] if label == "ada-diag" else None, "examples": r["examples"],
+                son = label != "ada-diag"
+                rows.append({"data": name, "learner": label, "alpha0": o["alpha0"] if son else None,
+                             "sigma": o["sigma"] if son else None, "rescale_d1": o.get("rescale-d1") if son else None,
+                             "eta": o["eta"], "delta": o["delta"] if not son else None, "examples": r["examples"],
                              "online_mistakes": r["online_mistakes"], "error_rate": r["mistake_rate"],
                              "cumulative_loss": r["cumulative_loss"], "chosen": int(point == chosen)})
     return grids, rows
@@ -47,14 +48,29 @@ def best(grids, name, label):
     return grid.choose(grids[(name, label)])[1]
 
 
+# The rescaled learner at the unrescaled one's settings (this job's protocol before the rescaled
+# learner had its own grid): σ = 0.125, D₁ = 0.1·I, η_t = 0; only α varies.
+FIXED = {"sigma": 0.125, "rescale-d1": 0.1, "eta": 0.0}
+
+
+def best_fixed(grids, name, label):
+    points = {p: r for p, r in grids[(name, label)].items()
+              if all(r["options"].get(k) == v for k, v in FIXED.items())}
+    return grid.choose(points)[1]
+
+
+# The hyperparameters each column's grid varies (for the chosen point's text and the edge check).
+VARIED = {"oja-son-m0": ["alpha0"], "oja-son-m10": ["alpha0", "sigma"], "oja-son-m0-diag": ["alpha0", "rescale-d1"],
+          "oja-son-m10-diag": ["alpha0", "sigma", "rescale-d1", "eta"], "ada-diag": ["eta", "delta"]}
+SYMBOL = {"alpha0": "α", "sigma": "σ", "rescale-d1": "D₁", "eta": "η", "delta": "δ"}
+
+
 def cell(r):
     if r is None:
         return None
     o = r["options"]
-    if o["algo"] == "ada-diag":
-        chosen = "η %s, δ %s" % (pow2(o["eta"]), pow2(o["delta"]))
-    else:
-        chosen = "α %s" % pow2(o["alpha0"])
+    label = next(l for l, keys in VARIED.items() if l == r["_label"])
+    chosen = ", ".join("%s %s" % (SYMBOL[k], pow2(o[k]) if o[k] else "0") for k in VARIED[label])
     return "%.6f (%s)" % (r["mistake_rate"], chosen)
 
 
@@ -65,16 +81,36 @@ def exponents(rows, key):
 
 
 def on_edge(grids):
-    """(chosen points on an edge of their grid, grids with a chosen point)."""
+    """(chosen points on an edge of their grid in α or ADA-DIAG's η, grids with a chosen point, and the
+    other varied hyperparameters' choices on an edge as "data column: symbol" texts)."""
     n = done = 0
+    others = []
     for (name, label), points in grids.items():
         r = grid.choose(points)[1]
-        key = "eta" if label == "ada-diag" else "alpha0"
-        values = sorted({p["options"][key] for p in points.values()})
         done += r is not None
-        if r is not None and len(values) > 1 and r["options"][key] in (values[0], values[-1]):
-            n += 1
-    return n, done
+        if r is None:
+            continue
+        for key in VARIED[label]:
+            values = sorted({p["options"][key] for p in points.values()})
+            if len(values) > 1 and r["options"][key] in (values[0], values[-1]):
+                if key in ("alpha0", "eta") and (key == "eta") == (label == "ada-diag"):
+                    n += 1
+                else:
+                    others.append("%s %s: %s" % (name, dict(COLUMNS)[label], SYMBOL[key]))
+    return n, done, others
+
+
+def failed(runs):
+    """Grid points without a report (DIR/<point>.failed: the divergence check stopped them)."""
+    return sum(f.endswith(".failed") for name, _ in DATASETS for label, _ in COLUMNS
+               for f in os.listdir(os.path.join(runs, name, label)))
+
+
+def tag(grids):
+    """Each report knows its column (cell() names the varied hyperparameters)."""
+    for (name, label), points in grids.items():
+        for r in points.values():
+            r["_label"] = label
 
 
 def comparison(grids):
@@ -94,8 +130,15 @@ def comparison(grids):
     helped = [title for name, title in DATASETS if best(grids, name, "oja-son-m10-diag") and
               best(grids, name, "oja-son-m10-diag")["mistake_rate"] < best(grids, name, "oja-son-m10")["mistake_rate"]]
     text.append("The diagonal adaptation lowers m = 10's error on %d of the 3 data sets here (%s), where the paper "
-                "has it lower on a9a and slightly higher on w8a and mushrooms; it runs with the σ and η_t of the "
-                "unrescaled learner, not tuned for the rescaled features." % (len(helped), ", ".join(helped) or "none"))
+                "has it lower on a9a and slightly higher on w8a and mushrooms." % (len(helped), ", ".join(helped) or "none"))
+    fixed = []
+    for name, title in DATASETS:
+        f0, f10 = best_fixed(grids, name, "oja-son-m0-diag"), best_fixed(grids, name, "oja-son-m10-diag")
+        if f0 and f10:
+            fixed.append("%s %.6f and %.6f" % (title, f0["mistake_rate"], f10["mistake_rate"]))
+    if fixed:
+        text.append("At the unrescaled learner's σ = 0.125, D₁ = 0.1·I and η_t = 0, α alone tuned, the rescaled "
+                    "learner's m = 0 and m = 10 errors are: %s." % "; ".join(fixed))
     text.append("The paper's runs are Vowpal Wabbit's, which normalizes the features and whose ADAGRAD differs in "
                 "details from ADA-DIAG, so the levels differ; the orderings are the comparison.")
     return " ".join(text)
@@ -122,8 +165,9 @@ def plot(grids, path):
 def main():
     args = run_note.arguments(__doc__).parse_args()
     grids, rows = load(outputs.runs_dir(JOB))
+    tag(grids)
     out = outputs.results_dir(JOB)
-    outputs.write_csv(os.path.join(out, JOB + ".csv"), ["data", "learner", "alpha0", "eta", "delta", "examples",
+    outputs.write_csv(os.path.join(out, JOB + ".csv"), ["data", "learner", "alpha0", "sigma", "rescale_d1", "eta", "delta", "examples",
                                                          "online_mistakes", "error_rate", "cumulative_loss", "chosen"],
                       rows)
     plot(grids, os.path.join(out, JOB + ".png"))
@@ -138,13 +182,20 @@ def main():
         "point with the fewest online mistakes (in parentheses); the paper's numbers are its Appendix I, Table 3. "
         "Data: a9a is a9a followed by a9a.t (48,842 examples; the paper lists 48,841), w8a 49,749, mushrooms "
         "8,124 (labels 1/2 → −1/+1), each example with a constant feature 1 (`--bias 1`, as Vowpal Wabbit's "
-        "default; w8a has 4,203 empty rows). Squared loss; Oja-SON with Γ_t = I/t, C = 1, σ = 0.125, η_t = 0; "
-        "\"diag. adapt.\" is §5.2's rescaling (`--diag-rescale`, D_1 = 0.1·I). Grids: α ∈ 2^j, j = %s "
-        "(the paper's is j = −3, …, 6), ADA-DIAG η ∈ 2^j, j = %s, δ ∈ {%s}; %d "
-        "runs in all; %d of the %d chosen points lie on an edge of their grid. Plot: `%s.png` (log y); raw runs: "
-        "`%s.csv`." % (exponents(rows, "alpha0"), exponents(rows, "eta"),
-           ", ".join(pow2(d) for d in sorted({r["delta"] for r in rows if r["delta"] is not None})), len(rows),
-           *on_edge(grids), JOB, JOB),
+        "default; w8a has 4,203 empty rows). Squared loss; Oja-SON with Γ_t = I/t, C = 1; without the rescaling "
+        "η_t = 0, σ = 0.125 (m = 0, where it plays no part) or σ ∈ {1/16, 1/8, 1/4, 1/2} (m = 10); "
+        "\"diag. adapt.\" is §5.2's rescaling (`--diag-rescale`: prediction on D_t^{-1/2}x_t, step on "
+        "D_{t+1}^{-1/2}x_t, as Vowpal Wabbit's OjaNewton) with its own grid: D₁ ∈ {0.001, 0.01, …, 100}·I "
+        "(`--rescale-d1`), for m = 10 also σ as above and η_t = η/√t, η ∈ {0, 0.1, 1}. Grids: α ∈ 2^j, j = −12, "
+        "…, 12 (the paper's is j = −3, …, 6; the rescaled learner's −8, …, 6), ADA-DIAG η ∈ 2^j, j = −9, …, 6, "
+        "δ ∈ {1e-4, 1}; %d runs with a report (in the CSV; from j = %s for α and %s for ADA-DIAG's η), and "
+        "%d more that the divergence check stopped (`--divergence 100`: the model's own scores blew up, at the "
+        "smallest α or largest η); %d of the %d chosen points lie on an edge of their grid in α (ADA-DIAG: η), "
+        "and these choices on an edge of another varied hyperparameter: %s. Plot: `%s.png` (log y); raw runs: "
+        "`%s.csv`." % (len(rows), exponents(rows, "alpha0").split(",")[0],
+                       exponents([r for r in rows if r["learner"] == "ada-diag"], "eta").split(",")[0],
+                       failed(outputs.runs_dir(JOB)), *on_edge(grids)[:2], "; ".join(on_edge(grids)[2]) or "none",
+                       JOB, JOB),
         comparison(grids), run_note.paragraph(args))
 
 

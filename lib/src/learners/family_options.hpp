@@ -39,13 +39,14 @@ LearnerSpec spec_from_options(const Learner& learner, const Options& options) {
 /// `options` relative to the data's scale (ScaleRule::first_example; docs/design.md §2, "The data's
 /// scale"). Under x → cx the weights that give the same scores are W/c: the AdaGrad families' steps
 /// η H⁻¹g keep that with η/r and δ·r (H ∝ the gradients' scale), their composite terms with λ₁·r and
-/// λ₂·r²; the Newton families' A = αI + Σ g gᵀ with α·‖x‖². Everything else is scale-free.
+/// λ₂·r²; the Newton families' A = αI + Σ g gᵀ with α·‖x‖², or, rescaled (diag_rescale), D₁·r², which
+/// makes the rescaled examples scale-free. Everything else is scale-free.
 /// Unmeasured (sum_squares 0): `options` as they are.
 template <class Options>
 Options at_data_scale(Options options, const DataScale& scale) {
   if (scale.sum_squares == 0.0) return options;
+  const double r = scale.rms();
   if constexpr (requires { options.delta; }) {  // D, A, C, F: the AdaGrad families
-    const double r = scale.rms();
     options.eta /= r;
     options.delta *= r;
     if constexpr (requires { options.lambda1; }) {
@@ -53,7 +54,12 @@ Options at_data_scale(Options options, const DataScale& scale) {
       options.lambda2 *= r * r;
     }
   }
-  if constexpr (requires { options.alpha0; }) options.alpha0 *= scale.sum_squares;  // N, O: SON, FULL-ON
+  if constexpr (requires { options.alpha0; }) {  // N, O: SON, FULL-ON
+    if (options.diag_rescale)
+      options.rescale_d1 *= r * r;  // D = D₁ + diag(Σgg) ∝ c²: the learner sees D^{-1/2}x, scale-free, and α as given
+    else
+      options.alpha0 *= scale.sum_squares;
+  }
   return options;
 }
 

@@ -65,7 +65,9 @@
   X(number, double, tau, "tau", 1.0, learner, (_, _, _, C, _, _), "TAU", non_negative, "τ",                             \
     "comp-adagrad τ ≥ 0: weight of the diagonal block on the complement of the SRHT's range")                           \
   X(flag, bool, diag_rescale, "diag-rescale", false, learner, (_, _, N, _, _, O), "", any, "D_t",                       \
-    "SON variants and full-on: feed D_t^{-1/2}x_t, D_t = 0.1·I + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)")                    \
+    "SON variants and full-on: predict with D_t^{-1/2}x_t, step with D_{t+1}^{-1/2}x_t, D_t = D₁ + diag(Σ_{s<t} g_s g_sᵀ) (SON §5.2)") \
+  X(number, double, rescale_d1, "rescale-d1", 0.1, learner, (_, _, N, _, _, O), "D1", positive, "D₁",                 \
+    "--diag-rescale's D₁ = D1·I (SON §5.2, footnote 6: 0.1)")                                                           \
   X(list, std::vector<double>, oja_gamma, "oja-gamma", {}, learner, (_, _, N, _, _, _),                                 \
     "G[,G...]", unit_interval, "Γ_t",                                                                                   \
     "oja-son: Γ_t = diag(γ_1..γ_ℓ)/t, one γ for every row or ℓ comma-separated values (default: Γ_t = I/t)")            \
@@ -79,8 +81,8 @@
     "nearly square grid)")                                                                                             \
   X(choice, ScaleRule, scale, "scale", ScaleRule::first_example, learner, (D, A, N, C, F, O), "R", any, "",            \
     "every learner: first-example takes η, δ, λ₁, λ₂ (AdaGrad family) and α (SON, full-on) relative to the first "     \
-    "example x with a nonzero norm (η/r, δ·r, λ₁·r, λ₂·r², α·‖x‖², r the RMS of x's nonzero values), so that "        \
-    "rescaling the data changes nothing; none takes them as given (the papers' settings)")                            \
+    "example x with a nonzero norm (η/r, δ·r, λ₁·r, λ₂·r², α·‖x‖² or with diag-rescale D₁·r², r the RMS of x's "  \
+    "nonzero values), so that rescaling the data changes nothing; none takes them as given (the papers' settings)")  \
   X(number, double, divergence, "divergence", 100.0, learner, (_, _, _, _, _, _), "F", non_negative, "",              \
     "every learner: stop with an error when the mean loss over a window of 1,000 examples, online or of the model's "  \
     "own scores, passes F times the zero predictor's (0: no check)")

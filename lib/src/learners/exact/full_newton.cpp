@@ -1,5 +1,6 @@
 #include "adasketch/learners/exact/full_newton.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -38,7 +39,7 @@ FullNewton::FullNewton(const Communicator& comm, const BlockPartition& partition
       box_(std::make_unique<detail::BoxProjection>(loss.outputs())) {
   const auto dp = sz(local_dim()), K = sz(outputs());
   u_.assign(dp * K, 0.0);
-  if (options_.diag_rescale) diag_.assign(dp * K, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
+  if (options_.diag_rescale) diag_.assign(dp * K, options_.rescale_d1);  // D_1 = rescale_d1·I (SON footnote 6: 0.1)
   dense_.assign(dp, 0.0);
   x_.assign(dp * K * K, 0.0);
   v_.assign(dp * K * K, 0.0);
@@ -63,6 +64,7 @@ LearnerSpec FullNewton::spec() const {
 void FullNewton::on_data_scale(const DataScale& scale) {
   const double before = options_.alpha0;
   options_ = detail::at_data_scale(given_, scale);
+  if (options_.diag_rescale) std::fill(diag_.begin(), diag_.end(), options_.rescale_d1);  // D_1 (zero gradients so far)
   grid_->inverse.add_to_diagonal(-1.0 / before);  // A⁻¹ = I/α still (zero examples leave it): exactly 0
   grid_->inverse.add_to_diagonal(1.0 / options_.alpha0);
 }

@@ -69,19 +69,17 @@ void FullNewton::local_sums(bool ok) {
   reduce_.back() = ok ? 0.0 : 1.0;
 }
 
-StepResult FullNewton::do_step(const LocalRow& x, double label) {
+bool FullNewton::products(const LocalRow& x, bool ok) {
   Grid& gr = *grid_;
   const int n = gr.layout.n(), Kc = outputs();
-  const std::size_t K = sz(Kc), column = u_.size();
-  const bool ok = detail::slice_ok(x, local_dim());
-  detail::densify(x, dense_);  // zero on a malformed slice: every rank still takes part until the Allreduce
-  build_class_rows();          // SON §5.2: the algorithm sees D^{-1/2}x
+  const std::size_t K = sz(Kc);
+  build_class_rows();  // SON §5.2: the algorithm sees D^{-1/2}x
   gr.layout.to_grid(x_, gr.x);
   const double one = 1.0, zero = 0.0;
   pdgemm_("N", "N", &n, &Kc, &n, &one, gr.inverse.data(), &kOne, &kOne, gr.inverse.desc(), gr.x.data(), &kOne, &kOne,
           gr.x.desc(), &zero, gr.v.data(), &kOne, &kOne, gr.v.desc());  // V = A_{t−1}⁻¹Xᵀ
   gr.layout.to_features(gr.v, v_);
-  // The step's one Allreduce: [z, M's lower triangle, ‖X_k‖², malformed slices] (docs/design.md §3).
+  // The step's Allreduce: [z, M's lower triangle, ‖X_k‖², malformed slices] (docs/design.md §3).
   local_sums(ok);
   comm().allreduce_sum(reduce_);
   if (reduce_.back() != 0.0) throw InvalidArgument(name() + ": " + detail::bad_slice_message(x, local_dim()));
@@ -97,6 +95,17 @@ StepResult FullNewton::do_step(const LocalRow& x, double label) {
     for (std::size_t l = 0; l <= k; ++l) m_[k * K + l] = m_[l * K + k] = lower[k * (k + 1) / 2 + l];
     m_[k * K + k] = std::max(m_[k * K + k], norms_[k] * floor);  // X_kᵀA⁻¹X_k ≥ ‖X_k‖²/λ_max(A)
   }
+  return active;
+}
+
+StepResult FullNewton::do_step(const LocalRow& x, double label) {
+  Grid& gr = *grid_;
+  const int n = gr.layout.n();
+  const std::size_t K = sz(outputs()), column = u_.size();
+  const bool ok = detail::slice_ok(x, local_dim());
+  detail::densify(x, dense_);  // zero on a malformed slice: every rank still takes part until the Allreduce
+  const bool active = products(x, ok);
+  const double floor = 1.0 / (options_.alpha0 + curvature_);
 
   // SON Alg. 1 line 5 (Lemma 1; K > 1 the box QP): w = u − Vλ, predictions p = z − Mλ.
   if (active) {  // x = 0 has z = 0: never active
@@ -115,11 +124,15 @@ StepResult FullNewton::do_step(const LocalRow& x, double label) {
   }
   const StepResult result{loss().value(z_, label), loss().mistake(z_, label)};
   loss().derivative(z_, label, dscores_);
-  // SON §5.2: D takes the diagonal of g gᵀ, g = x ⊗ ∂ℓ/∂p in the original coordinates.
-  if (options_.diag_rescale)
+  // SON §5.2 as the paper's runs (Vowpal Wabbit's OjaNewton) do it: D takes the diagonal of g gᵀ, g =
+  // x ⊗ ∂ℓ/∂p in the original coordinates, and the step sees X_k = D_{t+1}^{-1/2}(x ⊗ e_k): V, M and
+  // ‖X_k‖² again, with a second Allreduce (sketched_newton's step.cpp, do_step).
+  if (options_.diag_rescale && std::any_of(dscores_.begin(), dscores_.end(), [](double v) { return v != 0.0; })) {
     detail::for_each_nonzero(x, [&](std::size_t j, double v) {
       for (std::size_t k = 0; k < K; ++k) diag_[class_entry(j, k, K)] += (dscores_[k] * v) * (dscores_[k] * v);
     });
+    products(x, ok);
+  }
   double gg = 0.0, q = 0.0;  // ‖g‖² = Σ_k (∂ℓ/∂p_k)²‖X_k‖² (disjoint supports), q_g = ∂ℓᵀM∂ℓ = gᵀA⁻¹g
   for (std::size_t k = 0; k < K; ++k) {
     gg += dscores_[k] * dscores_[k] * norms_[k];

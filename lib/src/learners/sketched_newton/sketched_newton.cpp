@@ -55,7 +55,7 @@ void SketchedNewton::install_sketch(SketchForm form) {
   ubar_ = PageBuffer(static_cast<std::size_t>(dp * K));
   work_.reduce.assign(2, 0.0);
   if (options_.diag_rescale) {
-    diag_.assign(dp * K, defaults::rescale_d1);  // D_1 = 0.1·I (SON footnote 6)
+    diag_.assign(dp * K, options_.rescale_d1);  // D_1 = rescale_d1·I (SON footnote 6: 0.1)
     work_.rescaled.assign(dp, 0.0);
   }
   if (options_.ell > 0) install_factor(form);
@@ -141,6 +141,7 @@ LearnerSpec SketchedNewton::spec() const {
 
 void SketchedNewton::on_data_scale(const DataScale& scale) {
   options_ = detail::at_data_scale(given_, scale);
+  if (options_.diag_rescale) std::fill(diag_.begin(), diag_.end(), options_.rescale_d1);  // D_1 (zero gradients so far)
   if (!sketch_) return;
   if (regularized_) sketch_->set_alpha0(options_.alpha0);
   factor_all();  // (the sketch holds only zero rows: the factor of αI at the new α)

@@ -123,6 +123,7 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
   }
   const StepResult result{loss().value(work_.scores, label), loss().mistake(work_.scores, label)};
   loss().derivative(work_.scores, label, work_.dscores);
+  if (options_.diag_rescale) rescale_classes_for_step(x);
   double gg = 0.0;  // ‖g‖² = Σ_k (∂ℓ/∂p_k)²‖X_k‖², g = Σ_k ∂ℓ/∂p_k X_k
   for (index_t k = 0; k < K; ++k) gg += work_.dscores[sz(k)] * work_.dscores[sz(k)] * work_.norms[sz(k)];
   if (gg > 0.0) {
@@ -186,12 +187,33 @@ StepResult SketchedNewton::step_classes(const LocalRow& x, double label) {
     }
   }
   for (index_t k = 0; k < K; ++k) detail::add_scaled(class_row(x, k), work_.ucoef[sz(k)], ubar_);
-  // SON §5.2: D_{jK+k} += (∂ℓ/∂p_k x_j)², the diagonal of g gᵀ in the original coordinates.
-  if (options_.diag_rescale)
-    detail::for_each_nonzero(x, [&](std::size_t j, double v) {
-      for (index_t k = 0; k < K; ++k) diag_[j * sz(K) + sz(k)] += (work_.dscores[sz(k)] * v) * (work_.dscores[sz(k)] * v);
-    });
   return result;
+}
+
+void SketchedNewton::rescale_classes_for_step(const LocalRow& x) {
+  const index_t K = classes_, Rz = basis_;
+  if (std::all_of(work_.dscores.begin(), work_.dscores.end(), [](double v) { return v == 0.0; })) return;
+  // The projection's multiples of X_k = D_t^{-1/2}(x ⊗ e_k), before build_class_rows rewrites them.
+  for (index_t k = 0; k < K; ++k) detail::add_scaled(class_row(x, k), work_.ucoef[sz(k)], ubar_);
+  std::fill(work_.ucoef.begin(), work_.ucoef.end(), 0.0);
+  // SON §5.2 as in do_step (step.cpp): D_{jK+k} += (∂ℓ/∂p_k x_j)², the diagonal of g gᵀ in the original
+  // coordinates; the step sees X_k = D_{t+1}^{-1/2}(x ⊗ e_k).
+  detail::for_each_nonzero(x, [&](std::size_t j, double v) {
+    for (index_t k = 0; k < K; ++k) diag_[j * sz(K) + sz(k)] += (work_.dscores[sz(k)] * v) * (work_.dscores[sz(k)] * v);
+  });
+  build_class_rows(x);
+  if (!sketch_) return;  // without a sketch the step needs neither Z X_k nor ‖X_k‖² beyond g ≠ 0
+  // The second Allreduce (docs/design.md §3): [Z X_k, ‖X_k‖² for k < K] of the new rows.
+  const std::span<double> buf = std::span<double>(work_.reduce).first(sz(K * Rz + K));
+  std::fill(buf.begin(), buf.end(), 0.0);
+  for (index_t k = 0; k < K; ++k) {
+    const LocalRow row = class_row(x, k);
+    sketch_->add_local_product(row, buf.subspan(sz(k * Rz), sz(Rz)));
+    buf[sz(K * Rz + k)] = row.local_norm2();
+  }
+  comm().allreduce_sum(buf);
+  std::copy_n(buf.begin(), sz(K * Rz), work_.zxk.begin());
+  for (index_t k = 0; k < K; ++k) work_.norms[sz(k)] = buf[sz(K * Rz + k)];
 }
 
 }  // namespace adasketch

@@ -95,38 +95,60 @@ void SketchedNewton::update_diagonal(const LocalRow& x, double dl) noexcept {
   detail::for_each_nonzero(x, [&](std::size_t j, double v) { diag_[j] += (dl * v) * (dl * v); });
 }
 
+LocalRow SketchedNewton::rescale_for_step(const LocalRow& original, const LocalRow& fed, double dl, double& kappa) {
+  if (!options_.diag_rescale || dl == 0.0) return fed;
+  add_to_ubar(fed, kappa);  // the projection's multiple of D_t^{-1/2}x, before fed's values are rewritten
+  kappa = 0.0;
+  update_diagonal(original, dl);
+  return rescaled(original);
+}
+
+double SketchedNewton::reduce_step_row(const LocalRow& x) {
+  // With diag_rescale the step's row D_{t+1}^{-1/2}x is known only after ℓ'(wᵀx): its Z x and ‖x‖² take
+  // a second Allreduce (docs/design.md §3).
+  const index_t Rz = basis_;
+  const std::span<double> buf = std::span<double>(work_.reduce).first(static_cast<std::size_t>(Rz) + 1);
+  std::fill(buf.begin(), buf.end(), 0.0);
+  sketch_->add_local_product(x, buf.first(static_cast<std::size_t>(Rz)));
+  buf[static_cast<std::size_t>(Rz)] = x.local_norm2();
+  comm().allreduce_sum(buf);
+  std::copy_n(buf.begin(), Rz, work_.zx.begin());
+  return buf[static_cast<std::size_t>(Rz)];
+}
+
 StepResult SketchedNewton::do_step(const LocalRow& x, double label) {
   // FormChoice::automatic: sparse rows take the sparse form (agreed by all ranks), before anything
   // reads the buffers the chosen form sizes.
   if (!form_resolved_ && sketch_)
     choose_form(comm().allreduce_max(index_t{x.is_dense() ? 0 : 1}) != 0 ? FormChoice::sparse : FormChoice::dense);
   if (classes_ > 1) return step_classes(x, label);
-  // SON §5.2: the algorithm sees x̃ = D^{-1/2}x; D then takes the original gradient's diagonal.
+  // SON §5.2 as the paper's runs (Vowpal Wabbit's OjaNewton) do it: the projection and the prediction
+  // see x̃ = D_t^{-1/2}x; D then takes the diagonal of the original gradient's g gᵀ, and the step (g, ĝ,
+  // the sketch) sees D_{t+1}^{-1/2}x (rescale_for_step), as AdaGrad's step includes its own gradient.
   const LocalRow fed = rescaled(x);
-  double dl = 0.0;
-  const StepResult result = sketch_ ? step_sketched(fed, label, dl) : step_plain(fed, label, dl);
-  if (options_.diag_rescale) update_diagonal(x, dl);
-  return result;
+  return sketch_ ? step_sketched(x, fed, label) : step_plain(x, fed, label);
 }
 
-StepResult SketchedNewton::step_plain(const LocalRow& x, double label, double& dl) {
+StepResult SketchedNewton::step_plain(const LocalRow& original, const LocalRow& x, double label) {
   // m = 0: A = αI. Projection (Lemma 1): w = u − τ_C(uᵀx)/‖x‖² x; Newton: u_{t+1} = w − ℓ'(wᵀx)x/α.
   const Projection pr = project(x);
   double kappa = -pr.gamma;
   if (pr.gamma != 0.0) ++projections_;
   const double score[1] = {pr.ux - pr.tau};
   const StepResult result{loss().value(score, label), loss().mistake(score, label)};
+  double dl = 0.0;
   loss().derivative(score, label, std::span<double>(&dl, 1));
+  const LocalRow xs = rescale_for_step(original, x, dl, kappa);
   kappa -= dl / options_.alpha0;
-  add_to_ubar(x, kappa);
+  add_to_ubar(xs, kappa);
   return result;
 }
 
-StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double& dl) {
+StepResult SketchedNewton::step_sketched(const LocalRow& original, const LocalRow& fed, double label) {
   const index_t Rz = basis_;
   Sketch& sk = *sketch_;
-  sk.settle(x, ubar_);  // the folds the sketch deferred on x's features, into ū
-  const Projection pr = project(x);
+  sk.settle(fed, ubar_);  // the folds the sketch deferred on x's features, into ū
+  const Projection pr = project(fed);
   // ū collects multiples of x (projection, β of the insertion, Woodbury term) and takes them in one
   // pass at the end; Zᵀc is folded in only before a restructuring insertion.
   double kappa = 0.0;
@@ -143,11 +165,15 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double
   }
   const double score[1] = {prediction};
   const StepResult result{loss().value(score, label), loss().mistake(score, label)};
+  double dl = 0.0;
   loss().derivative(score, label, std::span<double>(&dl, 1));
   if (dl == 0.0 || pr.xx == 0.0) {  // g_t = 0: u_{t+1} = w_t
-    add_to_ubar(x, kappa);
+    add_to_ubar(fed, kappa);
     return result;
   }
+  // The step's row: fed, or with diag_rescale D_{t+1}^{-1/2}x with its Z x in work_.zx.
+  const LocalRow x = rescale_for_step(original, fed, dl, kappa);
+  const double xx = options_.diag_rescale ? reduce_step_row(x) : pr.xx;
 
   // SON Alg. 1 line 7–8: ĝ = sqrt(σ_t + η_t) g, g = ℓ'(wᵀx) x, inserted into the sketch.
   const double root = std::sqrt(options_.sigma + eta(steps() + 1));
@@ -164,10 +190,10 @@ StepResult SketchedNewton::step_sketched(const LocalRow& x, double label, double
     const std::span<const double> gv(work_.ghat.data(), xv.size());
     const LocalRow ghat = x.is_dense() ? LocalRow::dense(gv) : LocalRow::sparse(x.indices(), gv);
     for (index_t i = 0; i < Rz; ++i) work_.zg[i] = gscale * work_.zx[i];
-    sk.insert(ghat, work_.zg, gscale * gscale * pr.xx);
+    sk.insert(ghat, work_.zg, gscale * gscale * xx);
     // Carry u = ū + Zᵀc and Z x through the insertion (Sketch::update_coefficients, update_product).
     kappa += sk.update_coefficients(c_, ubar_, 1) * gscale;  // Z_oldᵀc = Z_newᵀc' + β ĝ + (retired rows)
-    sk.update_product(work_.zx, gscale * pr.xx);                  // work_.zx = Z_new x
+    sk.update_product(work_.zx, gscale * xx);                     // work_.zx = Z_new x
     slot = sk.last_appended_row();
     if (slot >= 0) {
       factor_row(slot);  // only row `slot` of the Gram changed, α did not

@@ -76,6 +76,10 @@ class FullNewton final : public Learner {
   void build_class_rows();
   /// The one Allreduce's local sums after V arrived: [z, M's lower triangle, ‖X_k‖², malformed].
   void local_sums(bool ok);
+  /// From the densified slice dense_ and D: X_k, V = A⁻¹Xᵀ (v_, grid v) and by one Allreduce z_, M (m_,
+  /// with its floor) and ‖X_k‖² (norms_); whether some |z_k| > C. Once per step, twice with diag_rescale
+  /// (after D_{t+1}).
+  bool products(const LocalRow& x, bool ok);
 
   FullNewtonOptions options_;  ///< in effect: given_, or given_ at the data's scale (on_data_scale)
   FullNewtonOptions given_;    ///< as given: spec(), options()

@@ -99,14 +99,19 @@ class SketchedNewton final : public Learner {
   /// install_sketch's parts: the sketch and the factor (ell ≥ 1), and the K > 1 buffers.
   void install_factor(SketchForm form);
   void install_classes();
-  /// The step with a sketch and one score (SON Alg. 1); dl receives ℓ'(wᵀx).
-  StepResult step_sketched(const LocalRow& x, double label, double& dl);
+  /// The step with a sketch and one score (SON Alg. 1) on the example `original`, fed = rescaled(original).
+  StepResult step_sketched(const LocalRow& original, const LocalRow& fed, double label);
   /// The step without a sketch (ell = 0): A = αI.
-  StepResult step_plain(const LocalRow& x, double label, double& dl);
+  StepResult step_plain(const LocalRow& original, const LocalRow& fed, double label);
   /// x̃ = D^{-1/2}x in work_.rescaled (valid until the next call), or x itself without diag_rescale.
   LocalRow rescaled(const LocalRow& x) const;
   /// D_jj += (dl·x_j)² on x's nonzeros (SON §5.2: the diagonal of g gᵀ, g = ℓ'x).
   void update_diagonal(const LocalRow& x, double dl) noexcept;
+  /// The row the step (g = ℓ'x, ĝ) uses: fed without diag_rescale or with dl = 0; otherwise ū += κ·fed
+  /// (κ ← 0), D_{t+1} = D_t + diag(g gᵀ) and D_{t+1}^{-1/2}original (in work_.rescaled).
+  LocalRow rescale_for_step(const LocalRow& original, const LocalRow& fed, double dl, double& kappa);
+  /// Z x into work_.zx and ‖x‖² (returned), by one Allreduce: the rescaled step's row (sketch only).
+  double reduce_step_row(const LocalRow& x);
   /// w ← D^{-1/2}w on this rank's entries (diag_rescale; no-op otherwise).
   void unscale(std::span<double> w) const noexcept;
   void factor_row(index_t k);
@@ -129,6 +134,9 @@ class SketchedNewton final : public Learner {
   /// work_.norms, and the projection: λ' into work_.lambda and Σ_k λ'_k H x̂_k into work_.hx when
   /// some |z0_k| > C (returns true).
   bool project_classes(const LocalRow& x) const;
+  /// diag_rescale, after ∂ℓ/∂p: ū takes the projection's work_.ucoef on the old rows (then 0), D_{t+1},
+  /// the class rows D_{t+1}^{-1/2}(x ⊗ e_k) and (with a sketch) their Z X_k and ‖X_k‖² by an Allreduce.
+  void rescale_classes_for_step(const LocalRow& x);
 
   /// The per-example buffers: each step (and each const projection) rewrites them before reading
   /// them; none is state.
