@@ -228,14 +228,16 @@ void Learner::set_divergence(double limit) {
 // whole example, one Allreduce; the first example with ‖x‖ > 0 sets the scale. The sums are reduced
 // values, so every rank decides alike.
 void Learner::measure_scale(const LocalRow& x) {
-  double sums[2] = {0.0, 0.0};
+  double sums[3] = {0.0, 0.0, 0.0};  // ‖x‖², nonzeros, non-finite values
   for (const double v : x.values())
-    if (v != 0.0) {
+    if (!std::isfinite(v)) {
+      sums[2] += 1.0;
+    } else if (v != 0.0) {
       sums[0] += v * v;
       sums[1] += 1.0;
     }
   comm_.allreduce_sum(std::span<double>(sums));
-  if (!(sums[0] > 0.0)) return;  // (a non-finite value is step()'s to report)
+  if (sums[2] > 0.0 || sums[0] == 0.0) return;  // (a non-finite value is step()'s to report)
   if (!std::isfinite(sums[0]) || sums[0] < std::numeric_limits<double>::min())
     throw NumericError(name() + ": the first example with a nonzero norm has ‖x‖² = " + number_text(sums[0]) +
                        ", outside the normal numbers: the scale rule cannot take the step sizes relative to it "

@@ -153,7 +153,7 @@ class Learner {
   /// Sets divergence() (make_learner sets the spec's). Throws InvalidArgument unless F ≥ 0 is finite.
   void set_divergence(double limit);
   /// The scale rule (the options' `scale`, LearnerSpec::scale): with first_example, step() measures
-  /// data_scale() on the first example with a nonzero norm (one Allreduce of two numbers on each
+  /// data_scale() on the first example with a nonzero norm (one Allreduce of three numbers on each
   /// example until then) and the learner takes its η, δ, λ₁, λ₂ or α relative to it from that step
   /// on; spec() and options() report them as given.
   ScaleRule scale_rule() const noexcept { return scale_rule_; }
