@@ -83,15 +83,6 @@ ScaleRun run(const Communicator& comm, const LearnerSpec& spec, const SonData& d
 
 namespace {
 
-double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0.0, size = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    size = std::max(size, std::abs(a[i]));
-  }
-  return diff / size;
-}
-
 double total(const std::vector<double>& losses) { return std::accumulate(losses.begin(), losses.end(), 0.0); }
 
 // x with every value moved by one relative ulp, x·(1 ± 2u), independent signs (the same on every rank).
@@ -135,12 +126,12 @@ TEST(DataScale, RescaledDataGivesTheSameRun) {
           const ScaleRun b = run(comm, spec, scaled, dense);
           const ScaleRun p = run(comm, spec, moved, dense);
           const double factor = 2.0 * 2.0 * static_cast<double>(spec.ell) * (softmax ? 3.0 : 1.0);
-          const double delta_w = relative_max_difference(a.weights, p.weights);
+          const double delta_w = relative_max_diff(a.weights, p.weights);
           const double delta_loss = std::max(std::abs(total(p.losses) - total(a.losses)) / total(a.losses), 0x1p-53);
           ASSERT_GT(delta_w, 0.0) << "the perturbation did not reach the weights: κ_T is not measured";
           std::vector<double> back = b.weights;
           for (double& w : back) w *= c;  // exact
-          EXPECT_LE(relative_max_difference(a.weights, back), factor * delta_w) << "κ_T·u = " << delta_w / 2;
+          EXPECT_LE(relative_max_diff(a.weights, back), factor * delta_w) << "κ_T·u = " << delta_w / 2;
           EXPECT_LE(std::abs(total(b.losses) - total(a.losses)) / total(a.losses), factor * delta_loss);
           EXPECT_EQ(b.scale.sum_squares, c * c * a.scale.sum_squares);
           EXPECT_EQ(b.scale.nonzeros, a.scale.nonzeros);
