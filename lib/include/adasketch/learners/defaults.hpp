@@ -7,7 +7,6 @@
 namespace adasketch::defaults {
 
 inline constexpr double max_growth = 1e4;   ///< sparse oja sketch: the rebase threshold
-inline constexpr double rescale_d1 = 0.1;   ///< SON diagonal rescaling: D_1 = 0.1·I (SON §5.2, footnote 6)
 inline constexpr int grid_block = 0;        ///< exact learners: ScaLAPACK block size (0: automatic, ≤ 64)
 /// ADA-FULL: eigenvalues λ ≤ rank_tolerance·λ_max of G count as zero (the eigensolver's round-off level).
 inline constexpr double full_rank_tolerance = 1e-13;
