@@ -18,7 +18,6 @@ ADASKETCH_BIN (default build/drivers/adasketch) and mpirun as in the other jobs.
 """
 import argparse
 import csv
-import gzip
 import json
 import os
 import subprocess
@@ -27,6 +26,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "lib"))
+import benchmark_sets  # noqa: E402  (jobs/lib)
 DATA = os.path.join(REPO, "tests", "data")
 SON = {"fd-son", "fast-fd-son", "rp-son", "oja-son", "rfd-son", "fast-rfd-son", "full-on"}
 ALGOS = ["ada-diag", "ada-fd", "fast-ada-fd", "ada-gp", "ada-dp", "comp-adagrad",
@@ -35,27 +36,14 @@ ALGOS = ["ada-diag", "ada-fd", "fast-ada-fd", "ada-gp", "ada-dp", "comp-adagrad"
 
 def data_sets(work):
     """name -> (train, test, extra train options)."""
-    split = {}
-    for name in ("mushrooms", "w8a"):  # no test file: every fifth line tests (both files are in label runs)
-        base = os.path.join(work, name)
-        with gzip.open(os.path.join(DATA, name + ".gz"), "rt") as f:
-            lines = f.readlines()
-        for part, keep in (("train", lambda i: i % 5 != 4), ("test", lambda i: i % 5 == 4)):
-            with open(base + "." + part, "w") as f:
-                f.writelines(line for i, line in enumerate(lines) if keep(i))
-        split[name] = (base + ".train", base + ".test")
-    for part in ("", ".t"):  # USPS binary: digits 1-5 (file labels) -1, 6-10 +1
-        with gzip.open(os.path.join(DATA, "usps_esl%s.gz" % part), "rt") as f, \
-                open(os.path.join(work, "uspsbin%s" % part), "w") as out:
-            for line in f:
-                label, rest = line.split(" ", 1)
-                out.write(("-1 " if float(label) <= 5 else "+1 ") + rest)
+    split = {name: benchmark_sets.split_every_fifth(DATA, work, name) for name in ("mushrooms", "w8a")}
+    uspsbin = benchmark_sets.usps_binary(DATA, work)
     return {
         "a9a": (os.path.join(DATA, "a9a.gz"), os.path.join(DATA, "a9a.t.gz"), ["--dim", "123"]),
         "w8a": (*split["w8a"], ["--dim", "300"]),
         "mushrooms": (*split["mushrooms"], ["--dim", "112"]),
         "usps": (os.path.join(DATA, "usps_esl.gz"), os.path.join(DATA, "usps_esl.t.gz"), ["--loss", "softmax"]),
-        "uspsbin": (os.path.join(work, "uspsbin"), os.path.join(work, "uspsbin.t"), ["--dim", "256"]),
+        "uspsbin": (*uspsbin, ["--dim", "256"]),
         "text": ("/tmp/text_hashed/train.svm.gz", "/tmp/text_hashed/test.svm.gz", ["--dim", "16777216"]),
     }
 

@@ -49,6 +49,9 @@ import tempfile
 import time
 from multiprocessing import Pool
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import benchmark_sets  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DATA = os.path.join(REPO, "tests", "data")
@@ -72,28 +75,12 @@ SPARSE_T = "synthetic:sparse-classification:d=1048576,n=5000,nnz=100,zipf=1.1,se
 
 
 def split_every_fifth(name):
-    base = os.path.join(TMP, name)
-    if not os.path.exists(base + ".test"):
-        with gzip.open(os.path.join(DATA, name + ".gz"), "rt") as f:
-            lines = f.readlines()
-        for part, keep in (("train", lambda i: i % 5 != 4), ("test", lambda i: i % 5 == 4)):
-            with open(base + "." + part, "w") as f:
-                f.writelines(l for i, l in enumerate(lines) if keep(i))
-    return base + ".train", base + ".test"
+    return benchmark_sets.split_every_fifth(DATA, TMP, name)
 
 
 def usps_binary():
     """USPS binary task: file labels 1..5 -> -1, 6..10 -> +1."""
-    out = []
-    for src, dst in (("usps_esl.gz", "uspsbin.train"), ("usps_esl.t.gz", "uspsbin.test")):
-        path = os.path.join(TMP, dst)
-        if not os.path.exists(path):
-            with gzip.open(os.path.join(DATA, src), "rt") as f, open(path, "w") as g:
-                for line in f:
-                    lab, rest = line.split(None, 1)
-                    g.write(("-1 " if int(float(lab)) <= 5 else "+1 ") + rest)
-        out.append(path)
-    return out
+    return benchmark_sets.usps_binary(DATA, TMP)
 
 
 def synth_file(spec, name):
